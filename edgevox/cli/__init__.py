@@ -1,0 +1,60 @@
+"""The `edgevox` command: one entry point, one sub-command per job.
+
+Each sub-command lives in its own module and imports its heavy parts only when run,
+so `edgevox --help` and `edgevox models list` answer instantly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from edgevox import __version__
+
+# sub-command name -> module that defines add_parser(subparsers)
+COMMANDS = {
+    "chat": "edgevox.cli.chat",
+    "models": "edgevox.cli.models",
+}
+
+
+class CommandError(Exception):
+    """An expected failure: printed as one sentence, exit status 1, no traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="edgevox", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"edgevox {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        importlib.import_module(module).add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # every expected error type carries a one-sentence message
+        if args.verbose:
+            raise
+        print(f"edgevox {args.command}: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

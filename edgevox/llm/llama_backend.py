@@ -1,0 +1,268 @@
+"""The embedded backend: llama.cpp through llama-cpp-python, one lock per loaded model.
+
+Generation runs our own token loop over `Llama.generate` so that EdgeVox controls
+what matters for voice and tools: a stop event checked before every token, stop
+strings that never leak half-way into a stream, honest token counts, and the KV cache
+reused for the shared prompt prefix between turns (llama-cpp-python's prefix match).
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from edgevox.llm.gguf import GGUFInfo, ModelFileError, read_gguf
+from edgevox.llm.presets import Preset, detect_preset, get_preset
+from edgevox.llm.template import CHATML, ChatTemplate, Message
+from edgevox.llm.types import BackendError, Completion, ContextOverflow
+
+log = logging.getLogger(__name__)
+
+_SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty")
+
+
+class LlamaBackend:
+    """A loaded GGUF model with its preset and chat template."""
+
+    supports_grammar = True
+    supports_native_tools = False
+
+    def __init__(self, path: str | Path, preset: str | Preset | None = None, *, n_ctx: int = 4096,
+                 n_threads: int | None = None, n_batch: int = 256, seed: int = 0,
+                 verbose: bool = False, **llama_kwargs: Any):
+        self.path = Path(path)
+        self.info: GGUFInfo = read_gguf(self.path)
+        self.preset: Preset = get_preset(preset) if preset else detect_preset(
+            self.info.architecture, self.info.chat_template)
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:  # pragma: no cover - the core dependency
+            raise BackendError(f"llama-cpp-python is not importable ({exc}); run the setup script") from None
+        try:
+            self.llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_batch=n_batch,
+                             n_threads=n_threads or _default_threads(), seed=seed,
+                             verbose=verbose, **llama_kwargs)
+        except (ValueError, RuntimeError) as exc:
+            raise ModelFileError(f"llama.cpp could not load {self.path}: the file is corrupt or "
+                                 f"of an unsupported architecture ({exc})") from None
+        self.n_ctx = self.llm.n_ctx()
+        self.lock = threading.RLock()
+        self.template = ChatTemplate(
+            self.info.chat_template or self.preset.chat_template or CHATML, self.preset,
+            bos_token=self._token_text(self.llm.token_bos()),
+            eos_token=self._token_text(self.llm.token_eos()),
+        )
+        self._add_bos = bool(self.info.metadata.get("tokenizer.ggml.add_bos_token", False))
+        self.model_name = self.info.name
+
+    # -- prompt -----------------------------------------------------------------
+
+    def _token_text(self, tok: int) -> str:
+        if tok < 0:
+            return ""
+        return self.llm.detokenize([tok], special=True).decode("utf-8", errors="replace")
+
+    def render(self, messages: Sequence[Message], tools: Sequence[Any] | None = None,
+               add_generation_prompt: bool = True) -> str:
+        """The prompt text in the model's own template (tools in its own layout)."""
+        return self.template.render(messages, tools, add_generation_prompt)
+
+    def tokenize(self, text: str) -> list[int]:
+        """Tokens of a rendered prompt: special tokens parsed, one BOS at most."""
+        toks = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        bos = self.llm.token_bos()
+        if self._add_bos and bos >= 0 and (not toks or toks[0] != bos):
+            toks.insert(0, bos)
+        return toks
+
+    # -- generation -------------------------------------------------------------
+
+    def complete(self, messages: Sequence[Message] | None = None, tools: Sequence[Any] | None = None,
+                 **kwargs: Any) -> Completion:
+        """Generate a whole reply. See `stream` for the arguments."""
+        if kwargs.get("response_schema") is not None or kwargs.get("response_regex") is not None:
+            from edgevox.grammars.structured import complete_structured
+
+            return complete_structured(self, messages, tools=tools, **kwargs)
+        result: list[Completion] = []
+        for _ in self._generate(messages, tools, on_done=result.append, **kwargs):
+            pass
+        return result[0]
+
+    def stream(self, messages: Sequence[Message] | None = None, tools: Sequence[Any] | None = None,
+               *, on_done: Callable[[Completion], None] | None = None, **kwargs: Any) -> Iterator[str]:
+        """Yield text pieces as they are generated; `on_done` receives the Completion.
+
+        Keyword arguments: max_tokens, temperature, top_p, top_k, min_p, repeat_penalty,
+        seed, stop (extra stop strings), grammar (GBNF text or a Grammar object),
+        stop_event (threading.Event: generation ends before the next token), prompt
+        (a pre-rendered prompt instead of messages).
+        """
+        yield from self._generate(messages, tools, on_done=on_done, **kwargs)
+
+    def _generate(self, messages: Sequence[Message] | None, tools: Sequence[Any] | None, *,
+                  max_tokens: int = 256, seed: int | None = None, stop: Sequence[str] | None = None,
+                  grammar: Any = None, stop_event: threading.Event | None = None,
+                  prompt: str | None = None, on_done: Callable[[Completion], None] | None = None,
+                  **sampling: Any) -> Iterator[str]:
+        t0 = time.perf_counter()
+        text_prompt = prompt if prompt is not None else self.render(messages or [], tools)
+        tokens = self.tokenize(text_prompt)
+        if len(tokens) >= self.n_ctx - 1:
+            raise ContextOverflow(f"the prompt has {len(tokens)} tokens but the context window "
+                                  f"holds {self.n_ctx}; shorten the conversation or raise n_ctx")
+        budget = min(max_tokens, self.n_ctx - len(tokens) - 1)
+        params = self._sampling(sampling)
+        llama_grammar = _compile_grammar(grammar)
+        stops = [s for s in (*self.preset.stop, *(stop or ())) if s]
+        with self.lock:
+            if seed is not None:
+                self.llm.set_seed(seed)
+            yield from self._loop(tokens, budget, params, llama_grammar, stops, stop_event,
+                                  text_prompt, t0, on_done, max_tokens)
+
+    def _loop(self, tokens: list[int], budget: int, params: dict, llama_grammar: Any,
+              stops: list[str], stop_event: threading.Event | None, text_prompt: str, t0: float,
+              on_done: Callable[[Completion], None] | None, max_tokens: int) -> Iterator[str]:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        text, emitted, generated = "", 0, []
+        finish = "length"
+        t_first: float | None = None
+        hold = max((len(s) for s in stops), default=1) - 1
+        if stop_event is not None and stop_event.is_set():
+            finish, budget = "cancelled", 0
+        if budget > 0:
+            self._prefill(tokens)
+        gen = self.llm.generate(tokens, grammar=llama_grammar, **params) if budget > 0 else iter(())
+        try:
+            for tok in gen:
+                if t_first is None:
+                    t_first = time.perf_counter()
+                if self._is_eog(tok):
+                    finish = "stop"
+                    break
+                generated.append(tok)
+                piece = self.llm.detokenize([tok], prev_tokens=tokens + generated[:-1], special=True)
+                text += decoder.decode(piece)
+                cut = _find_stop(text, stops, emitted)
+                if cut is not None:
+                    text, finish = text[:cut], "stop"
+                    break
+                safe = len(text) - _held_back(text, stops, hold)
+                if safe > emitted:
+                    yield text[emitted:safe]
+                    emitted = safe
+                if len(generated) >= budget:
+                    finish = "length"
+                    break
+                if stop_event is not None and stop_event.is_set():
+                    finish = "cancelled"
+                    break
+        finally:
+            if hasattr(gen, "close"):
+                gen.close()
+        text += decoder.decode(b"", final=True) if finish != "stop" else ""
+        if len(text) > emitted:
+            yield text[emitted:]
+        t_end = time.perf_counter()
+        first = t_first or t_end
+        completion = Completion(
+            text=text, finish_reason=finish, prompt=text_prompt,
+            usage={"prompt_tokens": len(tokens), "completion_tokens": len(generated),
+                   "total_tokens": len(tokens) + len(generated)},
+            timings={"prompt_s": first - t0, "decode_s": max(t_end - first, 0.0),
+                     "total_s": t_end - t0},
+            info={"preset": self.preset.name, "max_tokens": max_tokens},
+        )
+        if on_done:
+            on_done(completion)
+
+    def _prefill(self, tokens: list[int]) -> None:
+        """Evaluate all but the last prompt token, reusing the cached prefix.
+
+        Why: llama.cpp's logits differ in the last bits between a token evaluated inside
+        a batch and alone. `generate` evaluates the last token alone on a cache hit, so
+        doing the same on a miss makes a seeded generation repeat exactly either way.
+        """
+        llm = self.llm
+        cached = llm._input_ids
+        n = 0
+        for a, b in zip(cached, tokens[:-1]):
+            if a != b:
+                break
+            n += 1
+        if n < len(tokens) - 1:
+            llm.n_tokens = n
+            llm.eval(tokens[n:-1])
+
+    def _is_eog(self, tok: int) -> bool:
+        model = self.llm._model
+        fn = getattr(model, "token_is_eog", None)
+        if fn is not None:
+            return bool(fn(tok))
+        return tok == self.llm.token_eos()
+
+    def _sampling(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(overrides) - set(_SAMPLING_KEYS)
+        if unknown:
+            raise TypeError(f"unknown generation option(s): {', '.join(sorted(unknown))}")
+        merged = {**self.preset.sampling, **{k: v for k, v in overrides.items() if v is not None}}
+        params: dict[str, Any] = {"temp": float(merged.get("temperature", 0.2))}
+        for key in ("top_p", "min_p", "repeat_penalty"):
+            if key in merged:
+                params[key] = float(merged[key])
+        if "top_k" in merged:
+            params["top_k"] = int(merged["top_k"])
+        return params
+
+    def close(self) -> None:
+        """Free the model's memory now rather than at garbage collection."""
+        with self.lock:
+            llm = getattr(self, "llm", None)
+            if llm is not None and hasattr(llm, "close"):
+                llm.close()
+
+
+def _default_threads() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _compile_grammar(grammar: Any) -> Any:
+    """A llama.cpp grammar object, validated first: an invalid one would crash the process."""
+    if grammar is None:
+        return None
+    if hasattr(grammar, "compiled"):
+        return grammar.compiled()
+    if isinstance(grammar, str):
+        from llama_cpp import LlamaGrammar
+
+        from edgevox.grammars import validate_gbnf
+
+        validate_gbnf(grammar)
+        return LlamaGrammar.from_string(grammar, verbose=False)
+    raise TypeError("grammar must be GBNF text or an edgevox Grammar")
+
+
+def _find_stop(text: str, stops: list[str], emitted: int) -> int | None:
+    """Index where the earliest stop string starts (only in not-yet-emitted text)."""
+    best = None
+    for s in stops:
+        i = text.find(s, max(0, emitted - len(s) + 1))
+        if i != -1 and (best is None or i < best):
+            best = i
+    return best
+
+
+def _held_back(text: str, stops: list[str], hold: int) -> int:
+    """How many trailing characters could still grow into a stop string."""
+    for n in range(min(hold, len(text)), 0, -1):
+        tail = text[-n:]
+        if any(s.startswith(tail) for s in stops):
+            return n
+    return 0
