@@ -18,6 +18,7 @@ from edgevox import __version__
 COMMANDS = {
     "chat": "edgevox.cli.chat",
     "models": "edgevox.cli.models",
+    "bfcl": "edgevox.cli.bfcl",
 }
 
 

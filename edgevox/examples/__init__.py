@@ -1,0 +1,1 @@
+"""Example tool sets used by the demo, tests and benchmarks."""
