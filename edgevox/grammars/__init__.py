@@ -1,0 +1,32 @@
+"""Grammars that make small models write well-formed tool calls and structured output.
+
+Builders produce GBNF (llama.cpp's grammar syntax) in each preset's own wire format,
+validated by our own parser before anything reaches llama.cpp (an invalid grammar kills
+the process there). Nothing here imports llama_cpp until ``Grammar.compiled()``.
+"""
+
+from .builders import (
+    Grammar,
+    gbnf_grammar,
+    json_schema_grammar,
+    normalize_tools,
+    regex_grammar,
+    reply_or_tool_grammar,
+    single_tool_grammar,
+    static_dir,
+    tool_call_grammar,
+    tools_key,
+)
+from .cache import GrammarCache
+from .choice import POLICIES, TOOL_CHOICES, grammar_for_strategy, tool_choice_strategy
+from .gbnf import GrammarError, ParsedGrammar, parse_gbnf, validate_gbnf
+from .matcher import GbnfMatcher
+from .wire import WIRE_FORMATS, WireFormat, render_tool_calls
+
+__all__ = [
+    "Grammar", "GrammarError", "GrammarCache", "ParsedGrammar", "GbnfMatcher", "WireFormat",
+    "WIRE_FORMATS", "POLICIES", "TOOL_CHOICES",
+    "tool_call_grammar", "single_tool_grammar", "reply_or_tool_grammar", "json_schema_grammar",
+    "regex_grammar", "gbnf_grammar", "validate_gbnf", "parse_gbnf", "render_tool_calls",
+    "tool_choice_strategy", "grammar_for_strategy", "static_dir", "normalize_tools", "tools_key",
+]

@@ -1,0 +1,155 @@
+"""Structured output: a reply guaranteed (under grammar) or checked (without) to fit a schema.
+
+`complete(..., response_schema=...)` on a backend lands here. With grammar support the
+decoder can only produce JSON that the schema's grammar admits, so parsing cannot fail
+for shape; jsonschema then checks what grammars cannot express. Without grammar
+support (some remote servers) the schema goes into the prompt and the reply is parsed
+and validated, with an optional bounded retry that tells the model what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import jsonschema
+
+Message = dict[str, Any]
+
+
+class StructuredOutputInvalid(ValueError):
+    """The reply does not fit the requested schema or pattern.
+
+    Carries the schema, the raw text verbatim, the JSON pointer of the failing
+    value ("" for the whole document) and the validator's message.
+    """
+
+    def __init__(self, message: str, *, schema: Any, raw_text: str, pointer: str = ""):
+        self.message = message
+        self.schema = schema
+        self.raw_text = raw_text
+        self.pointer = pointer
+        where = f" at {pointer}" if pointer else ""
+        super().__init__(f"structured output invalid{where}: {message}")
+
+
+def schema_of(response_schema: Any) -> tuple[dict, type | None]:
+    """A plain JSON schema (refs inlined) and the pydantic class, if one was given."""
+    model = None
+    if isinstance(response_schema, type) and hasattr(response_schema, "model_json_schema"):
+        model = response_schema
+        schema = response_schema.model_json_schema()
+    elif isinstance(response_schema, dict):
+        schema = response_schema
+    else:
+        raise TypeError("response_schema must be a JSON schema dict or a pydantic model class")
+    from edgevox.tools.schema import clean_schema
+
+    schema = clean_schema(schema, close_objects=model is not None)
+    if schema.get("type") != "object":
+        raise ValueError("response_schema must describe an object at the root")
+    return schema, model
+
+
+def validate_document(text: str, schema: dict, model: type | None) -> Any:
+    """Parse and validate one reply; raise StructuredOutputInvalid with a pointer."""
+    candidate = _extract_json(text)
+    try:
+        doc = json.loads(candidate)
+    except ValueError as exc:
+        raise StructuredOutputInvalid(f"not JSON ({exc.msg} at char {exc.pos})",
+                                      schema=schema, raw_text=text) from None
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        pointer = "".join(f"/{p}" for p in err.absolute_path)
+        raise StructuredOutputInvalid(err.message, schema=schema, raw_text=text, pointer=pointer)
+    if model is None:
+        return doc
+    try:
+        return model.model_validate(doc)
+    except Exception as exc:  # pydantic's ValidationError: custom validators the schema lacks
+        loc = getattr(exc, "errors", lambda: [{}])()[0].get("loc", ())
+        pointer = "".join(f"/{p}" for p in loc)
+        raise StructuredOutputInvalid(str(exc).splitlines()[0], schema=schema, raw_text=text,
+                                      pointer=pointer) from None
+
+
+_FENCE = re.compile(r"```(?:json)?\s*\n?(.*?)```", re.S)
+
+
+def _extract_json(text: str) -> str:
+    """The JSON inside a reply: fenced block, or from the first brace to the last."""
+    m = _FENCE.search(text)
+    if m:
+        return m.group(1).strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1 and end > start:
+        return text[start:end + 1]
+    return text.strip()
+
+
+def schema_prompt(schema: dict) -> str:
+    return ("Reply with only one JSON object, no prose and no code fence, that matches this "
+            f"JSON schema:\n{json.dumps(schema, ensure_ascii=False)}")
+
+
+def complete_structured(backend: Any, messages: Sequence[Message] | None, tools: Any = None, *,
+                        response_schema: Any = None, response_regex: str | None = None,
+                        retries: int = 0, use_grammar: bool | None = None, **kwargs: Any) -> Any:
+    """Generate a reply that fits `response_schema` (or `response_regex`).
+
+    Returns the backend's Completion with `.parsed` set (dict, pydantic instance, or the
+    regex match). `retries` (default 0) re-asks with the validation error folded in;
+    it only matters without a grammar, where the model may still get it wrong.
+    """
+    kwargs.pop("grammar", None)
+    grammar_ok = getattr(backend, "supports_grammar", False) if use_grammar is None else use_grammar
+    if response_regex is not None:
+        return _complete_regex(backend, messages, tools, response_regex, grammar_ok, **kwargs)
+    schema, model = schema_of(response_schema)
+    msgs = list(messages or [])
+    if grammar_ok:
+        from edgevox.grammars import json_schema_grammar
+
+        completion = backend.complete(msgs, tools, grammar=json_schema_grammar(schema), **kwargs)
+        completion.parsed = validate_document(completion.text, schema, model)
+        return completion
+    msgs = [{"role": "system", "content": schema_prompt(schema)}, *msgs]
+    for attempt in range(retries + 1):
+        completion = backend.complete(msgs, tools, **kwargs)
+        try:
+            completion.parsed = validate_document(completion.text, schema, model)
+            completion.info["structured_attempts"] = attempt + 1
+            return completion
+        except StructuredOutputInvalid as exc:
+            if attempt == retries:
+                raise
+            msgs = [*msgs, {"role": "assistant", "content": completion.text},
+                    {"role": "user", "content": f"That reply was invalid: {exc}. "
+                                                 "Send the corrected JSON object only."}]
+    raise AssertionError("unreachable")
+
+
+def _complete_regex(backend: Any, messages: Any, tools: Any, pattern: str, grammar_ok: bool,
+                    **kwargs: Any) -> Any:
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"response_regex is not a valid regular expression: {exc}") from None
+    grammar = None
+    if grammar_ok:
+        from edgevox.grammars import regex_grammar
+
+        grammar = regex_grammar(pattern)
+    completion = backend.complete(list(messages or []), tools, grammar=grammar, **kwargs)
+    text = completion.text if grammar is not None else completion.text.strip()
+    match = compiled.fullmatch(text)
+    if match is None:
+        raise StructuredOutputInvalid(f"reply does not match /{pattern}/", schema=pattern,
+                                      raw_text=completion.text)
+    completion.parsed = match
+    return completion

@@ -1,0 +1,316 @@
+"""The tool-call wire formats: how each model family writes calls, as grammar and as text.
+
+Each format knows its call syntax, the literal that opens a call (so a reply can be
+kept from starting one), and how argument values are spelled. ``render_tool_calls``
+writes calls in the canonical form the grammars accept -- tests use it, and so can
+anything that must show a model its own past calls.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .emit import RuleSet, avoid_rules, lit
+from .gbnf import GrammarError
+from .schema import SchemaCompiler, members
+
+__all__ = ["WIRE_FORMATS", "WireFormat", "build_calls", "render_tool_calls"]
+
+
+@dataclass(frozen=True)
+class WireFormat:
+    name: str
+    style: str              # value syntax: "json", "python" or "gemma"
+    opener: str | None      # literal that starts the call block; None: bare JSON / list
+    example: str
+
+    @property
+    def bare(self) -> bool:
+        return self.opener is None
+
+
+_FORMATS = [
+    WireFormat("hermes", "json", "<tool_call>",
+               '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'),
+    WireFormat("mistral", "json", "[TOOL_CALLS]", '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]'),
+    WireFormat("pythonic", "python", None, '[f(a=1, b="x"), g()]'),
+    WireFormat("llama32_json", "json", None, '{"name": "f", "parameters": {"a": 1}}'),
+    WireFormat("xlam", "json", None, '[{"name": "f", "arguments": {"a": 1}}]'),
+    WireFormat("granite", "json", "<|tool_call|>", '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]'),
+    WireFormat("gemma", "gemma", "<|tool_call>", '<|tool_call>call:f{a:1,s:<|"|>x<|"|>}<tool_call|>'),
+    WireFormat("tool_code", "python", "```tool_code", "```tool_code\nf(a=1)\n```"),
+    WireFormat("phi4", "json", "<|tool_call|>",
+               '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]<|/tool_call|>'),
+    WireFormat("functionary", "json", "<function=", '<function=f>{"a": 1}</function>'),
+    WireFormat("qwen3_coder", "json", "<tool_call>",
+               "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"),
+]
+WIRE_FORMATS: dict[str, WireFormat] = {f.name: f for f in _FORMATS}
+
+_PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+_GEMMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_QC_CLOSE = "\n</parameter>"
+
+
+def get_format(name: str) -> WireFormat:
+    try:
+        return WIRE_FORMATS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown wire format {name!r}; expected one of {sorted(WIRE_FORMATS)}") from None
+
+
+def _check_name(fmt: WireFormat, name: str) -> None:
+    if fmt.name in ("pythonic", "tool_code") and not _PY_NAME.match(name):
+        raise GrammarError(f"tool name {name!r} cannot be written as a Python call ({fmt.name} format)")
+    if fmt.name == "gemma" and not _GEMMA_NAME.match(name):
+        raise GrammarError(f"tool name {name!r} cannot be written in Gemma's call:name{{...}} form")
+    if fmt.name in ("functionary", "qwen3_coder") and any(c in name for c in "<>\n"):
+        raise GrammarError(f"tool name {name!r} cannot be written inside <function=...>")
+
+
+def _kw_name(fmt: WireFormat, key: str) -> None:
+    if fmt.style == "python" and (not _IDENT.match(key) or keyword.iskeyword(key)):
+        raise GrammarError(f"parameter {key!r} cannot be a Python keyword argument ({fmt.name} format)")
+    if fmt.name == "qwen3_coder" and any(c in key for c in "<>\n"):
+        raise GrammarError(f"parameter {key!r} cannot be written inside <parameter=...>")
+
+
+# -- grammar -----------------------------------------------------------------------------------
+
+
+def _qc_value(comp: SchemaCompiler, rs: RuleSet, schema: Any, where: str) -> str:
+    """Qwen3-Coder spells a parameter value raw when it is a string, else as JSON (the
+    template decides by the value's type), so strings in any branch of the schema are raw."""
+    s = comp.resolve(schema, where)
+    if not isinstance(s, Mapping):
+        return comp.value(s, where)
+    for key in ("anyOf", "oneOf"):
+        if isinstance(s.get(key), list) and s[key]:
+            base = {k: v for k, v in s.items() if k != key and k not in ("title", "description", "default")}
+            alts = []
+            for i, sub in enumerate(s[key]):
+                sub = comp.resolve(sub, where)
+                alts.append(_qc_value(comp, rs, {**base, **sub} if isinstance(sub, Mapping) else sub,
+                                      f"{where}-{i}"))
+            return "(" + " | ".join(dict.fromkeys(alts)) + ")"
+    values = [s["const"]] if "const" in s else s.get("enum")
+    if isinstance(values, list) and values:
+        alts = []
+        for v in values:
+            if isinstance(v, str):
+                if _QC_CLOSE in v:
+                    raise GrammarError(f"schema at {where}: enum value {v!r} contains {_QC_CLOSE!r}")
+                alts.append(lit(v))
+            else:
+                alts.append(comp.literal(v, where))
+        return "(" + " | ".join(dict.fromkeys(alts)) + ")"
+    t = s.get("type")
+    if isinstance(t, list) and t:
+        return "(" + " | ".join(dict.fromkeys(
+            _qc_value(comp, rs, {**s, "type": x}, f"{where}-{x}") for x in t)) + ")"
+    if s.get("nullable") is True:
+        rest = {k: v for k, v in s.items() if k != "nullable"}
+        return f"({_qc_value(comp, rs, rest, where)} | json-null)"
+    if t == "string":
+        return _qc_raw(rs)
+    return comp.value(s, where)
+
+
+def _args(fmt: WireFormat, comp: SchemaCompiler, rs: RuleSet, params: Any, hint: str) -> str:
+    """The argument part of one call, in the format's own syntax."""
+    if fmt.style == "json" and fmt.name != "qwen3_coder":
+        if params is None:
+            return '"{" json-ws "}"'
+        s = comp.resolve(params, hint)
+        if isinstance(s, Mapping):
+            t = s.get("type", "object")
+            if t == "dict":
+                s, t = {**s, "type": "object"}, "object"
+            if t != "object" and not (isinstance(t, list) and "object" in t):
+                raise GrammarError(f"schema at {hint}: parameters must have type 'object', got {t!r}")
+            if "type" not in s and not any(k in s for k in ("anyOf", "oneOf", "enum", "const")):
+                s = {**s, "type": "object"}
+        return comp.value(s, hint)
+    parts, extra = comp.top_object(params, hint)
+    for key, _, _ in parts:
+        _kw_name(fmt, key)
+    kvs = []
+    if fmt.name == "qwen3_coder":
+        for key, req, sub in parts:
+            val = _qc_value(comp, rs, sub, f"{hint}-{key}")
+            kv = f"{lit(f'<parameter={key}>' + chr(10))} {val} {lit(_QC_CLOSE + chr(10))}"
+            kvs.append((rs.add(f"{hint}-{key}-kv", kv), req))
+        extra_kv = None
+        if extra is not None:
+            if "qc-key" not in rs.rules:
+                rs.add("qc-key", "[^<>\\n]+")
+            extra_kv = rs.add(f"{hint}-extra-kv",
+                              f'"<parameter=" qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
+        return members(kvs, "", extra_kv) or '""'
+    need_rules = any(not req for _, req, _ in parts)
+    for key, req, sub in parts:
+        sep = "=" if fmt.style == "python" else ":"
+        kv = f"{lit(key + sep)} {comp.value(sub, f'{hint}-{key}')}"
+        kvs.append((rs.add(f"{hint}-{key}-kv", kv) if need_rules else kv, req))
+    if fmt.style == "python":
+        extra_kv = None if extra is None else rs.add(
+            f"{hint}-extra-kv", f'py-ident "=" {comp.value(extra, f"{hint}-extra")}')
+        return members(kvs, '"," json-ws', extra_kv) or '""'
+    extra_kv = None if extra is None else rs.add(
+        f"{hint}-extra-kv", f'gm-key ":" {comp.value(extra, f"{hint}-extra")}')
+    body = members(kvs, '","', extra_kv)
+    return f'"{{" {body} "}}"' if body else '"{" "}"'
+
+
+def _qc_raw(rs: RuleSet) -> str:
+    if "qc-raw" not in rs.rules:
+        avoid_rules(rs, "qc-raw", _QC_CLOSE, followed_by=_QC_CLOSE)
+    return "qc-raw"
+
+
+def _one_call(fmt: WireFormat, name: str, args: str) -> str:
+    """One call (one list item for list formats)."""
+    n = fmt.name
+    if n in ("hermes", "mistral", "xlam", "granite", "phi4", "llama32_json"):
+        key = "parameters" if n == "llama32_json" else "arguments"
+        head = lit('{"name": ' + json.dumps(name, ensure_ascii=False) + ', "' + key + '": ')
+        obj = f'{head} {args} "}}"'
+        return f'"<tool_call>\\n" {obj} "\\n</tool_call>"' if n == "hermes" else obj
+    if n in ("pythonic", "tool_code"):
+        call = f"{lit(name + '(')} {args} \")\""
+        return f'"```tool_code\\n" {call} "\\n```"' if n == "tool_code" else call
+    if n == "gemma":
+        return f"{lit('<|tool_call>call:' + name)} {args} {lit('<tool_call|>')}"
+    if n == "functionary":
+        return f"{lit('<function=' + name + '>')} {args} {lit('</function>')}"
+    if n == "qwen3_coder":
+        return f"{lit('<tool_call>' + chr(10) + '<function=' + name + '>' + chr(10))} {args} " \
+               f"{lit('</function>' + chr(10) + '</tool_call>')}"
+    raise ValueError(n)
+
+
+def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, *,
+                parallel: bool) -> str:
+    """Add rules for "one call (or several when ``parallel``) of one of ``tools``"; return the
+    name of the rule for the whole call block."""
+    if not tools:
+        raise GrammarError("no tools to call")
+    items = []
+    for i, (name, params) in enumerate(tools):
+        _check_name(fmt, name)
+        prefix = f"t{i}-{name}"
+        comp = SchemaCompiler(rs, fmt.style, prefix, params)
+        args = _args(fmt, comp, rs, params, f"{prefix}-args")
+        items.append(rs.add(f"{prefix}-call", _one_call(fmt, name, args)))
+    item = items[0] if len(items) == 1 else rs.add("call-item", " | ".join(items))
+    n = fmt.name
+    list_wrap = {"mistral": ('"[TOOL_CALLS]["', '"]"'), "xlam": ('"["', '"]"'),
+                 "pythonic": ('"["', '"]"'), "granite": ('"<|tool_call|>["', '"]"'),
+                 "phi4": ('"<|tool_call|>["', '"]<|/tool_call|>"')}
+    sep = {"hermes": '"\\n"', "qwen3_coder": '"\\n"', "tool_code": '"\\n"', "functionary": '"\\n"?',
+           "gemma": "", "llama32_json": '";" json-ws'}.get(n, '"," json-ws')
+    more = f"({sep} {item})*".replace("( ", "(") if parallel else ""
+    # Newline-separated formats: a newline after the last call is allowed, so a model that
+    # habitually ends with "\n" before EOS is not forced into one more call.
+    tail = '"\\n"?' if n in ("hermes", "qwen3_coder", "tool_code", "functionary") else ""
+    seq = " ".join(p for p in (item, more, tail) if p)
+    if n in list_wrap:
+        open_, close = list_wrap[n]
+        seq = f"{open_} {seq} {close}"
+    return rs.add("calls", seq)
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+
+def _py(v: Any) -> str:
+    if v is None:
+        return "None"
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (int, float)):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_py(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: {_py(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot render {type(v).__name__}")
+
+
+def _gemma(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '<|"|>' + v + '<|"|>'
+    if isinstance(v, (int, float)):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ",".join(_gemma(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ",".join(f"{k}:{_gemma(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot render {type(v).__name__}")
+
+
+def _call_parts(call: Any) -> tuple[str, Mapping[str, Any]]:
+    if isinstance(call, Mapping):
+        if "function" in call and isinstance(call["function"], Mapping):
+            call = call["function"]
+        args = call.get("arguments", call.get("parameters", {}))
+        if isinstance(args, str):
+            args = json.loads(args)
+        return call["name"], args
+    if isinstance(call, (tuple, list)) and len(call) == 2:
+        return call[0], call[1]
+    return call.name, call.arguments
+
+
+def render_tool_calls(calls: Sequence[Any], wire_format: str) -> str:
+    """Write ``calls`` ((name, args) pairs, dicts, or objects with .name/.arguments) the
+    way the grammars of ``wire_format`` expect them: property order as given,
+    one space after ',' and ':' in JSON."""
+    fmt = get_format(wire_format)
+    pairs = [_call_parts(c) for c in calls]
+    if not pairs:
+        raise ValueError("no calls to render")
+    n = fmt.name
+
+    def js(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=False)
+
+    if n in ("hermes", "mistral", "xlam", "granite", "phi4", "llama32_json"):
+        key = "parameters" if n == "llama32_json" else "arguments"
+        objs = [f'{{"name": {js(name)}, "{key}": {js(dict(a))}}}' for name, a in pairs]
+        if n == "hermes":
+            return "\n".join(f"<tool_call>\n{o}\n</tool_call>" for o in objs)
+        if n == "llama32_json":
+            return "; ".join(objs)
+        body = "[" + ", ".join(objs) + "]"
+        return {"mistral": "[TOOL_CALLS]" + body, "xlam": body, "granite": "<|tool_call|>" + body,
+                "phi4": "<|tool_call|>" + body + "<|/tool_call|>"}[n]
+    if n in ("pythonic", "tool_code"):
+        items = [f"{name}(" + ", ".join(f"{k}={_py(v)}" for k, v in a.items()) + ")" for name, a in pairs]
+        if n == "pythonic":
+            return "[" + ", ".join(items) + "]"
+        return "\n".join(f"```tool_code\n{it}\n```" for it in items)
+    if n == "gemma":
+        return "".join(f"<|tool_call>call:{name}{_gemma(dict(a))}<tool_call|>" for name, a in pairs)
+    if n == "functionary":
+        return "\n".join(f"<function={name}>{js(dict(a))}</function>" for name, a in pairs)
+    if n == "qwen3_coder":
+        blocks = []
+        for name, a in pairs:
+            params = "".join(f"<parameter={k}>\n{v if isinstance(v, str) else js(v)}\n</parameter>\n"
+                             for k, v in a.items())
+            blocks.append(f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>")
+        return "\n".join(blocks)
+    raise ValueError(n)
