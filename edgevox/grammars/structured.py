@@ -45,12 +45,13 @@ def schema_of(response_schema: Any) -> tuple[dict, type | None]:
         schema = response_schema
     else:
         raise TypeError("response_schema must be a JSON schema dict or a pydantic model class")
-    from edgevox.tools.schema import clean_schema
-
-    schema = clean_schema(schema, close_objects=model is not None)
     if schema.get("type") != "object":
         raise ValueError("response_schema must describe an object at the root")
-    return schema, model
+    if model is None:
+        return schema, None  # the user's schema as written: open objects stay open
+    from edgevox.tools.schema import clean_schema
+
+    return clean_schema(schema), model
 
 
 def validate_document(text: str, schema: dict, model: type | None) -> Any:

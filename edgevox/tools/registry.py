@@ -98,6 +98,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[ToolLike] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._fingerprint: str | None = None  # cleared on add/remove
         self._lock = threading.RLock()
         for t in tools:
             self.add(t)
@@ -121,11 +122,13 @@ class ToolRegistry:
             if t.name in self._tools and not replace:
                 raise ToolDefinitionError(f"a tool named {t.name!r} is already registered")
             self._tools[t.name] = t
+            self._fingerprint = None
         return t
 
     def remove(self, name: str) -> Tool:
         """Unregister and return the tool; KeyError if unknown."""
         with self._lock:
+            self._fingerprint = None
             return self._tools.pop(name)
 
     def get(self, name: str, default: Tool | None = None) -> Tool | None:
@@ -164,14 +167,17 @@ class ToolRegistry:
 
         Same tools in any order -> same value; any change in a name, description or
         parameter schema -> a different value. Timeouts and functions do not count:
-        they do not change what the model sees. Computed on access (cheap), so it
-        can never be stale.
+        they do not change what the model sees. Memoised until the next add/remove,
+        because grammar-cache look-ups read it on every turn.
         """
-        schemas = sorted(self.schemas(), key=lambda s: s["function"]["name"])
-        canonical = json.dumps(
-            schemas, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str
-        )
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+        with self._lock:
+            if self._fingerprint is None:
+                schemas = sorted(self.schemas(), key=lambda s: s["function"]["name"])
+                canonical = json.dumps(
+                    schemas, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str
+                )
+                self._fingerprint = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+            return self._fingerprint
 
     def validate(self, name: str, arguments: Any) -> dict[str, Any]:
         """Validated arguments of a call (see ``Tool.validate``).
