@@ -76,11 +76,9 @@ def presets_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "presets"
 
 
-def _known_detectors() -> set[str] | None:
-    try:
-        from edgevox.parsing import DETECTORS
-    except ImportError:  # parsing not importable: checked again when it is
-        return None
+def _known_detectors() -> set[str]:
+    from edgevox.parsing import DETECTORS  # pure Python, always importable
+
     return set(DETECTORS)
 
 
@@ -98,13 +96,12 @@ def load_preset_file(path: str | Path) -> Preset:
     except (KeyError, TypeError, ValueError) as exc:
         raise PresetError(f"preset file {p}: {exc}") from None
     known = _known_detectors()
-    if known is not None:
-        unknown = [d for d in preset.detectors if d not in known]
-        if unknown:
-            raise PresetError(
-                f"preset file {p} names unknown detector(s) {', '.join(unknown)}; "
-                f"known: {', '.join(sorted(known))}"
-            )
+    unknown = [d for d in preset.detectors if d not in known]
+    if unknown:
+        raise PresetError(
+            f"preset file {p} names unknown detector(s) {', '.join(unknown)}; "
+            f"known: {', '.join(sorted(known))}"
+        )
     return preset
 
 

@@ -1,0 +1,80 @@
+"""Llama 3.1 / 3.2: ``<|python_tag|>`` followed by JSON or calls, the documented bare
+``{"name": …, "parameters": …}`` (several joined by ``;``), and the pythonic list."""
+
+from __future__ import annotations
+
+import re
+
+from .._pythonic import calls_from_list, calls_from_source, list_extent
+from ..base import Detector, MultiDetector
+from ..types import RejectedCall, Span
+from .bare import BareJson
+from .pythonic import Pythonic
+from .tagged import json_body
+
+TAG = "<|python_tag|>"
+_ENDS = ("<|eom_id|>", "<|eot_id|>")
+_END_RE = re.compile(r"\s*(?:<\|eom_id\|>|<\|eot_id\|>)")
+_HEAD = re.compile(r"\s*([A-Za-z_][\w.]*)\s*\(")
+
+
+class PythonTag(Detector):
+    """``<|python_tag|>`` + JSON object(s), a call list, or ``name(k=v)`` lines."""
+
+    name = "python_tag"
+    markers = (TAG, *_ENDS)
+
+    def detect(self, text: str) -> list[Span]:
+        out: list[Span] = []
+        n = len(text)
+        pos = 0
+        while True:
+            p = text.find(TAG, pos)
+            if p < 0:
+                return out
+            b = p + len(TAG)
+            nxt = text.find(TAG, b)
+            region_end = nxt if nxt >= 0 else n
+            stops = [x for x in (text.find(e, b, region_end) for e in _ENDS) if x >= 0]
+            bound = min(stops) if stops else region_end
+            at_end = not stops and region_end == n
+            sp = self._body(text, p, b, bound, at_end)
+            e = _END_RE.match(text, sp.end)
+            if e is not None and sp.final:
+                sp.end = e.end()
+            out.append(sp)
+            pos = max(sp.end, b)
+
+    def _body(self, text: str, p: int, b: int, bound: int, at_end: bool) -> Span:
+        i = b
+        while i < bound and text[i] in " \t\r\n":
+            i += 1
+        if i >= bound:
+            if at_end:
+                return Span(p, bound, [], final=False)
+            return Span(p, bound, [RejectedCall(None, text[p:bound], "<|python_tag|> without a call")])
+        c = text[i]
+        if c == "{":
+            items, end, err, trunc = json_body(text, i, bound, repair=not at_end)
+            if err is None:
+                return Span(p, end, items)
+            # the body runs to <|eom_id|> / <|eot_id|>; until one comes it may still grow
+            return Span(p, bound, [*items, RejectedCall(None, text[p:bound], err)], final=not at_end)
+        if c == "[":
+            end, closed = list_extent(text[:bound], i)
+            items = calls_from_list(text[:bound], i, end)
+            if items is not None:
+                return Span(p, end, items, final=closed or not at_end)
+        body = text[i:bound]
+        items = calls_from_source(body)
+        head = _HEAD.match(body)
+        name = head.group(1) if head else None
+        if items is None:
+            items = [RejectedCall(name, text[p:bound], "<|python_tag|> body is not JSON or name(key=value) calls")]
+            return Span(p, bound, items, final=not at_end, pending_name=name if at_end else None)
+        return Span(p, bound, items, final=not at_end)
+
+
+class Llama32(MultiDetector):
+    name = "llama32"
+    parts = (PythonTag, BareJson, Pythonic)

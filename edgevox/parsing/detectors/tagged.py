@@ -1,0 +1,216 @@
+"""JSON between tags: hermes ``<tool_call>{…}</tool_call>``, granite/phi4 ``<|tool_call|>[…]``,
+phi4-mini ``functools[…]``.
+
+Tolerates: several calls (repeated tags, a list, or several objects in one tag), any key
+order, ``arguments``/``parameters``, arguments as a JSON string, a missing closing tag
+after complete JSON, a missing closing brace when a closing tag bounds the region.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from .._values import decode_at, items_from_value, scan
+from ..base import Detector, resolve_overlaps
+from ..types import RejectedCall, Span
+
+_NAME_IN_JSON = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
+_SEP = re.compile(r"[\s,;]*")
+_JUNK = re.compile(r"(?:\s*[,;}\]])*")  # stray closers/separators after complete JSON
+_WS = re.compile(r"\s*")
+
+
+def last_json_name(fragment: str) -> str | None:
+    """Name of the call whose JSON is still arriving (for ``CallStarted``)."""
+    names = _NAME_IN_JSON.findall(fragment)
+    return names[-1] if names else None
+
+
+def json_body(text: str, i: int, bound: int, repair: bool) -> tuple[list, int | None, str | None, bool]:
+    """Decode one or more JSON values from ``text[i:bound]``.
+
+    Returns (items, end, error, truncated): ``end`` after the last decoded value.
+    """
+    raw_start = i
+    d = decode_at(text, i, limit=bound, repair=repair)
+    if d.error is not None:
+        return [], d.end, d.error, d.truncated
+    items = items_from_value(d.value, text[raw_start:d.end])
+    end = d.end
+    while True:  # more objects in the same tag: `{…}\n{…}` or `{…}, {…}`
+        m = _SEP.match(text, end, bound)
+        j = m.end()
+        if j >= bound or text[j] not in "{[":
+            break
+        d2 = decode_at(text, j, limit=bound, repair=repair)
+        if d2.error is not None:
+            if d2.truncated and not repair:
+                return items, end, d2.error, True
+            items.append(RejectedCall(last_json_name(text[j:bound]), text[j:d2.end or bound], d2.error))
+            end = d2.end or bound
+            break
+        items.extend(items_from_value(d2.value, text[j:d2.end]))
+        end = d2.end
+    return items, end, None, False
+
+
+class TaggedJson(Detector):
+    """Base for formats that wrap JSON in an opening tag and an optional closing tag.
+
+    ``tags`` lists (open, close) pairs; close None means the format has no closing tag.
+    ``strict_open`` opens whose body must follow immediately (``functools[``) and that are
+    ignored otherwise (the word may be prose).
+    """
+
+    tags: ClassVar[tuple[tuple[str, str | None], ...]] = ()
+    strict_open: ClassVar[frozenset[str]] = frozenset()
+    #: a body starting with one of these belongs to another format (e.g. Qwen3-Coder XML)
+    foreign_bodies: ClassVar[tuple[str, ...]] = ("<function=", "<function ")
+
+    def detect(self, text: str) -> list[Span]:
+        groups = []
+        for open_, close in self.tags:
+            spans = self._pair(text, open_, close)
+            if close:
+                spans += orphans(text, (close,), spans)
+            groups.append(spans)
+        return resolve_overlaps(groups)
+
+    def _pair(self, text: str, open_: str, close: str | None) -> list[Span]:
+        out: list[Span] = []
+        n = len(text)
+        pos = 0
+        while True:
+            p = text.find(open_, pos)
+            if p < 0:
+                return out
+            b = p + len(open_)
+            if open_ in self.strict_open:
+                if b >= n:
+                    out.append(Span(p, n, [], final=False))
+                    return out
+                if text[b] != "[":
+                    pos = b
+                    continue
+            nxt = text.find(open_, b)
+            region_end = nxt if nxt >= 0 else n
+            sp = self._one(text, p, b, region_end, close)
+            out.append(sp)
+            pos = max(sp.end, b)
+
+    def _one(self, text: str, p: int, b: int, region_end: int, close: str | None) -> Span:
+        """One opening tag at ``p`` (body from ``b``, bounded by the next opening tag).
+
+        The first character of the body decides what the region is, so a closing tag that
+        arrives later never changes how earlier text was read: JSON is a call (complete,
+        malformed, or truncated), a foreign body belongs to another detector, and anything
+        else leaves only the tag itself as markup (a later closing tag is then a stray).
+        """
+        n = len(text)
+        at_end = region_end == n
+        i = b
+        while i < region_end and text[i] in " \t\r\n":
+            i += 1
+        if i >= region_end:
+            if at_end:
+                return Span(p, n, [], final=False)
+            return Span(p, b, [RejectedCall(None, text[p:b], "tool-call tag without a call")])
+        if close and text.startswith(close, i):
+            return Span(p, i + len(close), [RejectedCall(None, text[p:i + len(close)], "empty tool call")])
+        rest = text[i:n] if at_end else ""
+        if rest and any(f.startswith(rest) and f != rest for f in (*self.foreign_bodies, *((close,) if close else ()))):
+            return Span(p, n, [], final=False)
+        if text[i] in "{[":
+            return self._json(text, p, i, region_end, close)
+        if text.startswith(self.foreign_bodies, i):
+            return Span(p, b, [])
+        return Span(p, b, [RejectedCall(None, text[p:b], "tool-call tag not followed by JSON")])
+
+    def _json(self, text: str, p: int, i: int, region_end: int, close: str | None) -> Span:
+        n = len(text)
+        items, end, err, trunc = json_body(text, i, region_end, repair=False)
+        # complete JSON: a closing tag inside it can only be inside a string
+        q = None if err is None else real_close(text, i, close, region_end)
+        if q is not None:  # a closing tag bounds it: supply missing closers (`{"a": {…}</tool_call>`)
+            items, end, err, _ = json_body(text, i, q, repair=True)
+            if err is not None:
+                items = [*items, RejectedCall(last_json_name(text[i:q]), text[p:q + len(close)], err)]
+            return Span(p, q + len(close), items)
+        if err is None or not trunc:
+            if err is not None:
+                stop = end if end is not None else region_end
+                items = [*items, RejectedCall(last_json_name(text[i:stop]), text[p:stop], err)]
+                end = stop
+            return Span(p, close_after(text, end, region_end, close), items)
+        name = last_json_name(text[i:region_end])
+        rej = RejectedCall(name, text[p:region_end], err or "truncated JSON")
+        return Span(p, region_end, [*items, rej], final=region_end != n, pending_name=name)
+
+
+def real_close(text: str, i: int, close: str | None, limit: int) -> int | None:
+    """The first closing tag that cuts the JSON starting at ``i`` short: outside any JSON
+    string and before the value's own end. None when the value ends first (or no tag)."""
+    if not close:
+        return None
+    q = text.find(close, i, limit)
+    while q >= 0:
+        sj, sp = scan(text, i, limit=q), scan(text, i, python=True, limit=q)
+        if sj.end is not None or sp.end is not None:
+            return None
+        if not (sj.in_string or sp.in_string):
+            return q
+        q = text.find(close, q + 1, limit)
+    return None
+
+
+def close_after(text: str, end: int, bound: int, close: str | None) -> int:
+    """End of a call region whose JSON ended at ``end``: stray ``}`` / ``]`` / ``,`` after it
+    belong to the markup, and so does the closing tag when only whitespace precedes it."""
+    k = _JUNK.match(text, end, bound).end()
+    if close:
+        m = _WS.match(text, k, bound)
+        if text.startswith(close, m.end()):
+            return m.end() + len(close)
+    return k
+
+
+def orphans(text: str, closers: tuple[str, ...], spans: list[Span]) -> list[Span]:
+    """Stray closing tags (a call closed twice, or never opened): markup, never spoken."""
+    out = []
+    for close in closers:
+        pos = 0
+        while True:
+            q = text.find(close, pos)
+            if q < 0:
+                break
+            if not any(s.start <= q < s.end for s in spans):
+                out.append(Span(q, q + len(close)))
+            pos = q + len(close)
+    return out
+
+
+class Hermes(TaggedJson):
+    """Hermes / Qwen2.5 / Qwen3 / Granite 4: ``<tool_call>{json}</tool_call>`` per call."""
+
+    name = "hermes"
+    tags = (("<tool_call>", "</tool_call>"),)
+    markers = ("<tool_call>", "</tool_call>")
+
+
+class PipeToolCall(TaggedJson):
+    """Granite 3.x ``<|tool_call|>[…]`` (no closing tag); Phi-4 adds ``<|/tool_call|>``."""
+
+    name = "pipe_tool_call"
+    tags = (("<|tool_call|>", "<|/tool_call|>"),)
+    markers = ("<|tool_call|>", "<|/tool_call|>")
+
+
+class Phi4(TaggedJson):
+    """Phi-4-mini: ``<|tool_call|>[…]<|/tool_call|>`` (closing tag often missing) and the
+    ``functools[…]`` form of its other published template."""
+
+    name = "phi4"
+    tags = (("<|tool_call|>", "<|/tool_call|>"), ("functools", None))
+    strict_open = frozenset({"functools"})
+    markers = ("<|tool_call|>", "<|/tool_call|>", "functools[")
