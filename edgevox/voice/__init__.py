@@ -1,0 +1,39 @@
+"""Voice: audio I/O, VAD, STT, TTS and the streaming pipeline with barge-in.
+
+Importing this package is cheap: numpy only. faster-whisper, Piper, onnxruntime and
+sounddevice load when a model or device is first used.
+
+    from edgevox.voice import VoicePipeline
+    report = VoicePipeline().run_file("request.wav", "reply.wav", responder)
+    print(report.transcript, report.metrics)
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "AudioError": "audio", "WavSource": "audio", "WavSink": "audio", "ArraySource": "audio",
+    "MicSource": "audio", "SpeakerSink": "audio", "ScriptedDuplex": "audio", "Cue": "audio",
+    "list_devices": "audio", "resolve_device": "audio", "read_wav": "audio", "write_wav": "audio",
+    "load_audio": "audio", "resample": "audio", "Resampler": "audio",
+    "SAMPLE_RATE": "audio", "FRAME": "audio",
+    "SileroVAD": "vad", "VADConfig": "vad", "Endpointer": "vad", "Utterance": "vad",
+    "find_utterances": "vad",
+    "WhisperSTT": "stt", "Transcript": "stt",
+    "PiperTTS": "tts", "SpeechPlayer": "tts",
+    "SentenceSplitter": "text", "split_sentences": "text", "normalize_for_speech": "text",
+    "strip_markup": "text", "clean_markdown": "text", "MarkupFilter": "text",
+    "TurnMetrics": "metrics", "peak_memory_mb": "metrics",
+    "VoicePipeline": "pipeline", "PipelineConfig": "pipeline", "TurnReport": "pipeline",
+    "Responder": "pipeline", "EchoGuard": "pipeline",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'edgevox.voice' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"edgevox.voice.{mod}"), name)

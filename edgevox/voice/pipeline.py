@@ -1,0 +1,464 @@
+"""The voice loop: audio in → VAD → STT → responder → sentences → TTS → audio out.
+
+The pipeline only needs a *responder*: `responder(text, stop_event)` yields reply text
+pieces (and possibly other objects, e.g. tool-call events, which are collected in the
+turn report but never spoken). It must stop soon after `stop_event` is set; that is
+how barge-in cancels generation. `LLMAgent` streaming plugs in here.
+
+Threads: the caller's thread reads audio frames and runs VAD/endpointing (cheap, 0.2 ms
+a frame); each turn runs STT + responder on its own thread; `SpeechPlayer` synthesises
+and plays on two more. A speculative transcription starts at the first short pause
+(`VADConfig.speculate_ms`) so the transcript is usually ready when the endpointer
+confirms the end of speech `silence_ms` later.
+
+Barge-in: in duplex mode, speech heard while the assistant talks (after the echo guard)
+for `barge_in_ms` stops playback, sets the responder's stop_event, drops pending
+sentences, and the interruption becomes the next turn. Half-duplex (default) ignores
+the microphone while the assistant speaks and for `echo_tail_ms` after, which is safe
+on laptop speakers without echo cancellation; speech while the assistant is still
+thinking interrupts in both modes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from edgevox.voice.audio import (
+    FRAME,
+    SAMPLE_RATE,
+    AudioSink,
+    AudioSource,
+    MicSource,
+    SpeakerSink,
+    WavSink,
+    WavSource,
+    rms,
+)
+from edgevox.voice.metrics import TurnMetrics
+from edgevox.voice.stt import BackgroundTranscriber, Transcript, WhisperSTT
+from edgevox.voice.text import SentenceSplitter
+from edgevox.voice.tts import PiperTTS, SpeechPlayer
+from edgevox.voice.vad import Endpointer, Pause, SileroVAD, SpeechStart, Utterance, VADConfig
+
+Responder = Callable[[str, threading.Event], Iterable[object]]
+
+
+@dataclass
+class PipelineConfig:
+    vad: VADConfig = field(default_factory=VADConfig)
+    duplex: bool = False
+    barge_in_ms: int = 128          # user speech (after the echo guard) that interrupts
+    duplex_threshold: float = 0.8   # VAD threshold while the assistant is talking
+    echo_margin: float = 2.0        # mic must exceed the predicted echo level by this factor
+    echo_coupling: float = 0.3      # initial residual-echo/output level ratio; learned while playing
+    echo_window_s: float = 0.3      # output this recent may still be echoing
+    echo_max_delay_s: float = 0.25  # longest speaker->mic delay the guard searches
+    echo_tail_ms: int = 300         # half-duplex: mic stays closed this long after playback
+    speculative_stt: bool = True
+    min_clause_words: int = 6
+    sentence_gap_s: float = 0.12
+    turn_timeout_s: float = 120.0
+
+
+@dataclass
+class TurnReport:
+    index: int
+    transcript: str
+    reply_text: str = ""
+    spoken: list[str] = field(default_factory=list)
+    events: list[object] = field(default_factory=list)
+    metrics: TurnMetrics = field(default_factory=TurnMetrics)
+    interrupted: bool = False
+    barge_in: dict | None = None     # times (s since session start) when interrupted
+    stt: Transcript | None = None
+    timeline: list[tuple[str, float]] = field(default_factory=list)
+    error: str | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "index": self.index, "transcript": self.transcript, "reply_text": self.reply_text,
+            "spoken": list(self.spoken), "interrupted": self.interrupted, "barge_in": self.barge_in,
+            "events": [_jsonable(e) for e in self.events],
+            "metrics": self.metrics.to_dict(),
+            "stt": self.stt.to_dict() if self.stt else None,
+            "timeline": [[n, round(t, 4)] for n, t in self.timeline],
+            "error": self.error, "note": self.note,
+        }
+
+
+def _jsonable(obj: object) -> object:
+    """A responder event as plain JSON data (dataclasses become dicts tagged with their type)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        data = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+        return {"type": type(obj).__name__, **{k: _jsonable(v) for k, v in data.items()}}
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if obj is None or isinstance(obj, str | int | float | bool):
+        return obj
+    return repr(obj)
+
+
+class EchoGuard:
+    """Tells the person's voice from the assistant's own voice coming back into the mic.
+
+    Not a full echo canceller. For each mic frame it finds the lag (0 to `max_delay_s`)
+    at which the recently played audio best matches the frame and removes that scaled
+    copy (a one-tap least-squares fit); what is left is the part of the frame the
+    speaker cannot explain. The frame counts as the person only if VAD is confident
+    (`threshold`) and that residual is `margin` times louder than the residual echo
+    learned so far (a high quantile of residual/output on echo-only frames). A plain delay + gain
+    echo is removed almost entirely; room reverberation leaves more residual, which the
+    learned level absorbs at the cost of needing a louder interruption.
+    """
+
+    def __init__(self, threshold: float, margin: float, coupling: float, max_delay_s: float = 0.25):
+        self.threshold, self.margin, self.coupling = threshold, margin, coupling
+        self.max_lag = int(max_delay_s * SAMPLE_RATE)
+        self.quiet = 0.01  # output RMS below -40 dBFS cannot produce an echo worth guarding
+        self.noise = 0.001  # mic noise floor: fast to fall, slow to rise
+        self.last: dict = {}
+
+    def residual(self, frame: np.ndarray, ref: np.ndarray) -> float:
+        """RMS of the frame after removing the best-matching lagged copy of `ref`."""
+        n = len(frame)
+        self.last = {"aligned": 0.0}
+        xx = float(np.dot(frame, frame))
+        if xx <= 0 or len(ref) < n:
+            return 0.0
+        size = 1 << int(np.ceil(np.log2(len(ref) + n)))
+        corr = np.fft.irfft(np.fft.rfft(ref, size) * np.conj(np.fft.rfft(frame, size)), size)
+        corr = corr[:len(ref) - n + 1]  # corr[k] = sum_j frame[j] * ref[k + j]
+        c2 = np.concatenate([[0.0], np.cumsum(ref.astype(np.float64) ** 2)])
+        energy = c2[n:] - c2[:-n]
+        ncc2 = np.where(energy > 1e-9, corr ** 2 / (np.maximum(energy, 1e-9) * xx), 0.0)
+        best = int(np.argmax(ncc2))
+        explained = min(1.0, float(ncc2[best]))
+        self.last = {"lag_s": (len(ref) - n - best) / SAMPLE_RATE, "explained": explained,
+                     "aligned": float(np.sqrt(max(energy[best], 0.0) / n))}
+        return float(np.sqrt(xx * (1.0 - explained) / n))
+
+    def is_user(self, frame: np.ndarray, prob: float, ref: np.ndarray) -> bool:
+        level = rms(frame)
+        self.noise = level if level < self.noise else self.noise * 1.002
+        ref_level = rms(ref)
+        if ref_level < self.quiet:  # nothing loud went out lately: plain VAD decides
+            self.last = {"prob": prob, "ref": ref_level, "user": prob >= self.threshold}
+            return prob >= self.threshold
+        res = self.residual(frame, ref)
+        # the output that lines up with this frame can be much louder than the window's
+        # average (a loud syllable after a pause): predict from the larger of the two
+        ref_level = max(ref_level, self.last.get("aligned", 0.0))
+        loud = res > max(self.margin * self.coupling * ref_level, 4.0 * self.noise)
+        user = prob >= self.threshold and loud
+        # Track a high quantile (~90th percentile) of residual/output on frames that are
+        # not the person: step up 20% when a frame is above it, down 2% when below.
+        # Loud speech-like frames are left out: they are usually the person's first
+        # syllables (which VAD scores low), and learning them would lock the person out.
+        if not user and not (loud and prob >= 0.3):
+            up = res / ref_level > self.coupling
+            self.coupling = min(4.0, max(1e-3, self.coupling * (1.2 if up else 0.98)))
+        self.last.update(prob=prob, residual=res, ref=ref_level, coupling=self.coupling, user=user)
+        return user
+
+
+class _Turn:
+    """STT + responder + speech for one utterance, on its own thread."""
+
+    def __init__(self, pipe: VoicePipeline, index: int, utt: Utterance, detect_wall: float,
+                 responder: Responder, player: SpeechPlayer, spec: tuple | None,
+                 bg: BackgroundTranscriber | None, t0: float):
+        self.pipe, self.index, self.utt, self.responder, self.player = pipe, index, utt, responder, player
+        self.spec, self.bg, self.t0 = spec, bg, t0
+        self.detect_wall = detect_wall
+        self.speech_end = detect_wall - (utt.detected_s - utt.end_s)
+        self.stop = threading.Event()
+        self.gen: int | None = None
+        self.report: TurnReport | None = None
+        self.finished = threading.Event()
+        self.speaking = False
+        self.barge_in: dict | None = None
+        self._thread = threading.Thread(target=self._run, name=f"turn-{index}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self, timeout: float | None = None) -> bool:
+        return self.finished.wait(timeout)
+
+    def cancel(self, info: dict | None = None) -> None:
+        if self.finished.is_set() or self.stop.is_set():
+            return
+        self.barge_in = info
+        self.stop.set()
+        if self.gen is not None:
+            self.player.cancel(self.gen)
+
+    def _mark(self, tl: list, name: str) -> float:
+        now = time.monotonic()
+        tl.append((name, now - self.t0))
+        return now
+
+    def _run(self) -> None:
+        tl: list[tuple[str, float]] = [("speech_end", self.speech_end - self.t0),
+                                       ("endpoint", self.detect_wall - self.t0)]
+        m = TurnMetrics(speech_s=self.utt.speech_s, endpoint_s=self.utt.detected_s - self.utt.end_s)
+        rep = TurnReport(self.index, "", metrics=m, timeline=tl)
+        try:
+            tr = self.bg.get(self.spec) if (self.bg is not None and self.spec is not None) else None
+            m.stt_speculative = tr is not None
+            if tr is None:
+                tr = self.pipe.stt.transcribe(self.utt.audio)
+            t_tr = self._mark(tl, "transcript")
+            rep.stt, rep.transcript = tr, tr.text
+            m.stt_s, m.stt_compute_s = t_tr - self.speech_end, tr.compute_s
+            if not tr.text or self.stop.is_set():
+                rep.note = f"dropped: {tr.dropped or 'cancelled'}"
+                return
+            self.pipe._emit("transcript", rep)
+            self.gen = gen = self.player.start_turn()
+            if self.stop.is_set():
+                self.player.cancel(gen)
+            self._respond(rep, tr.text, gen, t_tr, tl)
+            self.player.wait(gen, self.pipe.config.turn_timeout_s)
+            st = self.player.stats(gen)
+            rep.spoken = list(st.sentences)
+            if st.first_chunk is not None and st.first_text is not None:
+                m.tts_first_chunk_s = st.first_chunk - st.first_text
+            if st.first_out is not None:
+                m.ttfa_s = st.first_out - self.speech_end
+                tl.append(("first_audio", st.first_out - self.t0))
+            if st.last_out is not None:
+                m.total_s = st.last_out - self.speech_end
+                tl.append(("last_audio", st.last_out - self.t0))
+            m.reply_audio_s = round(st.audio_s, 3)
+            m.tts_rtf = st.synth_s / st.audio_s if st.audio_s else None
+        except Exception as err:  # a failing responder must not kill the audio loop
+            rep.error = f"{type(err).__name__}: {err}"
+        finally:
+            rep.interrupted = m.interrupted = self.stop.is_set() and rep.transcript != ""
+            rep.barge_in = self.barge_in
+            self.report = rep
+            self.finished.set()
+            self.pipe._turn_done(self, rep)
+
+    def _respond(self, rep: TurnReport, text: str, gen: int, t_tr: float, tl: list) -> None:
+        m = rep.metrics
+        splitter = SentenceSplitter(min_clause_words=self.pipe.config.min_clause_words)
+        pieces: list[str] = []
+
+        def say(sentences: list[str]) -> None:
+            for s in sentences:
+                if m.llm_first_sentence_s is None:
+                    m.llm_first_sentence_s = self._mark(tl, "first_sentence") - t_tr
+                self.player.say(gen, s)
+
+        stream = self.responder(text, self.stop)
+        try:
+            for piece in stream:
+                if self.stop.is_set():
+                    break
+                if isinstance(piece, str):
+                    if not piece:
+                        continue
+                    if m.llm_first_token_s is None:
+                        m.llm_first_token_s = self._mark(tl, "first_token") - t_tr
+                    pieces.append(piece)
+                    say(splitter.feed(piece))
+                else:
+                    rep.events.append(piece)
+                    self.pipe._emit("event", piece)
+            if not self.stop.is_set():
+                say(splitter.flush())
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):  # end a generator (or AgentStream) we stopped reading early
+                close()
+            rep.reply_text = "".join(pieces)
+            m.llm_total_s = self._mark(tl, "reply_done") - t_tr
+            self.player.end_turn(gen)
+
+
+class VoicePipeline:
+    """Ties VAD, STT, a responder and TTS together for files and live audio."""
+
+    def __init__(self, stt: WhisperSTT | None = None, tts: PiperTTS | None = None,
+                 config: PipelineConfig | None = None, vad: SileroVAD | None = None,
+                 on_event: Callable[[str, object], None] | None = None):
+        self.config = config or PipelineConfig()
+        self._stt, self._tts, self._vad = stt, tts, vad
+        self.on_event = on_event
+        self.reports: list[TurnReport] = []  # every turn of every session, in order
+        self.echo_guard: EchoGuard | None = None  # the last session's (for inspection)
+        self._lock = threading.Lock()
+
+    # models are loaded on first use so constructing a pipeline is free
+    @property
+    def stt(self) -> WhisperSTT:
+        if self._stt is None:
+            self._stt = WhisperSTT()
+        return self._stt
+
+    @property
+    def tts(self) -> PiperTTS:
+        if self._tts is None:
+            self._tts = PiperTTS()
+        return self._tts
+
+    @property
+    def vad(self) -> SileroVAD:
+        if self._vad is None:
+            self._vad = SileroVAD(energy_floor_dbfs=self.config.vad.energy_floor_dbfs)
+        return self._vad
+
+    def _emit(self, name: str, payload: object) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(name, payload)
+            except Exception:  # a display callback must never break the loop
+                pass
+
+    def _turn_done(self, turn: _Turn, rep: TurnReport) -> None:
+        if rep.transcript:
+            with self._lock:
+                self.reports.append(rep)
+            self._emit("turn", rep)
+
+    # -- entry points ---------------------------------------------------------------------
+    def run_file(self, input_wav: str | Path, output_wav: str | Path | None,
+                 responder: Responder) -> TurnReport:
+        """Headless: one request WAV in, the reply WAV out, the first turn's report back."""
+        source = WavSource(input_wav)
+        sink = WavSink(output_wav, self.tts.sample_rate)
+        try:
+            reports = self.run(source, sink, responder, duplex=False)
+        finally:
+            sink.close()
+        if reports:
+            return reports[0]
+        return TurnReport(0, "", note="no speech found in the input")
+
+    def run_live(self, responder: Responder, input_device: int | str | None = None,
+                 output_device: int | str | None = None, duplex: bool = False,
+                 max_turns: int | None = None, stop_event: threading.Event | None = None) -> list[TurnReport]:
+        """Microphone to speaker until Ctrl-C, `stop_event`, or `max_turns`."""
+        tts, _, _ = self.tts, self.stt, self.vad  # load models before the mic queue starts filling
+        first = len(self.reports)
+        sink = SpeakerSink(tts.sample_rate, output_device)
+        try:
+            source = MicSource(input_device)
+        except Exception:
+            sink.close()
+            raise
+        try:
+            return self.run(source, sink, responder, duplex=duplex, max_turns=max_turns,
+                            stop_event=stop_event)
+        except KeyboardInterrupt:  # Ctrl-C ends a live session normally
+            return list(self.reports[first:])
+        finally:
+            source.close()
+            sink.close()
+
+    def run(self, source: AudioSource, sink: AudioSink, responder: Responder, *,
+            duplex: bool | None = None, max_turns: int | None = None,
+            stop_event: threading.Event | None = None) -> list[TurnReport]:
+        """The loop over any source and sink; returns the reports of this session's turns.
+
+        One session at a time per pipeline (the models are shared, not re-entrant).
+        """
+        cfg = self.config
+        duplex = cfg.duplex if duplex is None else duplex
+        stt, vad = self.stt, self.vad
+        player = SpeechPlayer(self.tts, sink, gap_s=cfg.sentence_gap_s)
+        ep = Endpointer(cfg.vad)
+        vad.reset()
+        bg = BackgroundTranscriber(stt) if (cfg.speculative_stt and source.realtime
+                                            and cfg.vad.speculate_ms) else None
+        guard = EchoGuard(cfg.duplex_threshold, cfg.echo_margin, cfg.echo_coupling, cfg.echo_max_delay_s)
+        self.echo_guard = guard
+        start_count = len(self.reports)
+        t0 = time.monotonic()
+        active: _Turn | None = None
+        utt_id = 0
+        onset_wall: float | None = None
+        spec_key: tuple | None = None
+        muted_until = 0.0
+        muted = False
+
+        def turns_done() -> int:
+            return len(self.reports) - start_count
+
+        def start_turn(utt: Utterance, now: float) -> None:
+            nonlocal active
+            if active is not None:
+                active.cancel(active.barge_in)
+                active.join(5.0)
+            use_spec = spec_key if (spec_key and spec_key[0] == utt_id and spec_key[1] == utt.speech_frames
+                                    and utt.reason == "silence") else None
+            active = _Turn(self, len(self.reports), utt, now, responder, player, use_spec, bg, t0)
+            active.start()
+            if not source.realtime:
+                active.join(cfg.turn_timeout_s)
+
+        try:
+            for frame in source.frames():
+                now = time.monotonic()
+                if stop_event is not None and stop_event.is_set():
+                    break
+                if max_turns is not None and turns_done() >= max_turns and (active is None or active.finished.is_set()):
+                    break
+                playing = player.busy()
+                if playing and not duplex:
+                    muted_until = now + cfg.echo_tail_ms / 1000
+                    muted = True
+                    continue
+                if now < muted_until:
+                    continue
+                if muted:  # whatever was heard over our own voice is discarded
+                    muted = False
+                    vad.reset()
+                    ep.reset()
+                prob = vad(frame)
+                if duplex and (playing or sink.output_level(cfg.echo_window_s) > 1e-4):
+                    t_end = getattr(source, "last_frame_time", 0.0) or now
+                    ref = sink.reference(t_end - FRAME / SAMPLE_RATE - guard.max_lag / SAMPLE_RATE, t_end)
+                    prob = prob if guard.is_user(frame, prob, ref) else 0.0
+                for ev in ep.update(frame, prob):
+                    if isinstance(ev, SpeechStart):
+                        utt_id += 1
+                        onset_wall = now
+                        self._emit("speech_start", ev)
+                    elif isinstance(ev, Pause) and bg is not None:
+                        spec_key = (utt_id, ev.speech_frames)
+                        bg.submit(spec_key, ev.audio)
+                    elif isinstance(ev, Utterance):
+                        self._emit("utterance", ev)
+                        start_turn(ev, now)
+                busy_turn = active is not None and not active.finished.is_set() and not active.stop.is_set()
+                if busy_turn and ep.in_speech and ep.speech_ms >= cfg.barge_in_ms:
+                    info = {"onset_s": (onset_wall or now) - t0, "trigger_s": now - t0,
+                            "while_playing": playing}
+                    active.cancel(info)
+                    self._emit("barge_in", info)
+            for ev in ep.flush():
+                start_turn(ev, time.monotonic())
+            if active is not None:
+                active.join(cfg.turn_timeout_s)
+        finally:
+            if active is not None and not active.finished.is_set():
+                active.cancel()
+                active.join(2.0)
+            player.close()
+            if bg is not None:
+                bg.close()
+            source.close()
+        return self.reports[start_count:]
