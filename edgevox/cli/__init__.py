@@ -16,7 +16,9 @@ from edgevox import __version__
 
 # sub-command name -> module that defines add_parser(subparsers)
 COMMANDS = {
+    "demo": "edgevox.cli.demo",
     "chat": "edgevox.cli.chat",
+    "voice": "edgevox.cli.voice",
     "models": "edgevox.cli.models",
     "bfcl": "edgevox.cli.bfcl",
 }

@@ -1,0 +1,114 @@
+"""`edgevox voice`: speak to the agent — live through the sound card, or WAV in, WAV out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HOME_INSTRUCTIONS = (
+    "You are a voice assistant for a home. Use the tools to control the lights, the thermostat "
+    "and timers, or to tell the time. Answer in one short sentence without markup."
+)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("voice", help="talk to the agent: live audio, or --input WAV --output WAV")
+    add_common(p)
+    p.add_argument("--input", type=Path, default=None, help="a WAV file with the request (headless)")
+    p.add_argument("--output", type=Path, default=None, help="where to write the reply WAV")
+    p.add_argument("--json", action="store_true", help="print transcript, calls, reply, metrics as JSON")
+    p.add_argument("--list-devices", action="store_true", help="list sound devices and exit")
+    p.add_argument("--input-device", default=None, help="microphone: index or part of the name")
+    p.add_argument("--output-device", default=None, help="speaker: index or part of the name")
+    p.add_argument("--duplex", action="store_true",
+                   help="listen while speaking (barge-in with an echo guard); default half-duplex")
+    p.set_defaults(func=run)
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default="qwen2.5-coder-0.5b", help="registered name, GGUF path or URL")
+    p.add_argument("--preset", default=None, help="preset name (default: from the model)")
+    p.add_argument("--stt", default="whisper-tiny.en", help="speech-to-text model (registry name)")
+    p.add_argument("--language", default="en", help="spoken language for multilingual Whisper")
+    p.add_argument("--voice", default="piper-joe-medium", help="Piper voice (registry name)")
+    p.add_argument("--policy", default="required_first_hop",
+                   choices=("auto", "required_first_hop", "required_always"), help="tool_choice policy")
+    p.add_argument("--max-tokens", type=int, default=160)
+
+
+def build_voice_agent(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The home-assistant agent used by `voice` and `demo`, and the home it controls."""
+    from edgevox.agents import LLMAgent, default_slm_hooks
+    from edgevox.examples.home import Home
+
+    home = Home()
+    agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=home.tools(),
+                     model=args.model, preset=args.preset, tool_choice_policy=args.policy,
+                     hooks=default_slm_hooks(), max_tokens=args.max_tokens, temperature=0.0)
+    return agent, home
+
+
+def build_pipeline(args: argparse.Namespace) -> Any:
+    from edgevox.voice import PiperTTS, VoicePipeline, WhisperSTT
+
+    return VoicePipeline(WhisperSTT(model=args.stt, language=args.language), PiperTTS(voice=args.voice))
+
+
+def responder_for(agent: Any):
+    return lambda text, stop: agent.run_stream(text, stop_event=stop)
+
+
+def report_dict(rep: Any, home: Any) -> dict:
+    data = rep.to_dict()
+    data["home"] = home.summary()
+    return data
+
+
+def print_report(rep: Any, home: Any) -> None:
+    from edgevox.agents import ToolCallEvent, ToolResultEvent
+
+    print(f"heard:   {rep.transcript!r}")
+    for e in rep.events:
+        if isinstance(e, ToolCallEvent):
+            print(f"call:    {e.name}({json.dumps(e.arguments, ensure_ascii=False)})")
+        elif isinstance(e, ToolResultEvent):
+            shown = e.result if e.ok else f"error: {e.error}"
+            print(f"result:  {json.dumps(shown, ensure_ascii=False, default=str)}")
+    print(f"reply:   {rep.reply_text!r}")
+    print(f"home:    {home.summary()}")
+    print(f"metrics: {rep.metrics}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from edgevox.voice import AudioError, list_devices
+
+    if args.list_devices:
+        try:
+            for d in list_devices():
+                print(d)
+        except AudioError as exc:
+            print(f"edgevox voice: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    agent, home = build_voice_agent(args)
+    pipe = build_pipeline(args)
+    if args.input is not None:
+        rep = pipe.run_file(args.input, args.output, responder_for(agent))
+        if args.json:
+            print(json.dumps(report_dict(rep, home), ensure_ascii=False, indent=2, default=str))
+        else:
+            print_report(rep, home)
+        return 0 if not rep.error else 1
+    try:
+        print("listening… (Ctrl-C to stop)", file=sys.stderr)
+        reports = pipe.run_live(responder_for(agent), input_device=args.input_device,
+                                output_device=args.output_device, duplex=args.duplex)
+    except AudioError as exc:
+        print(f"edgevox voice: {exc}", file=sys.stderr)
+        return 1
+    for rep in reports:
+        print_report(rep, home)
+    return 0
