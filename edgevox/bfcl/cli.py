@@ -1,4 +1,4 @@
-"""``edgevox bfcl …`` sub-commands (``fetch`` now; ``run`` / ``replay`` join later).
+"""``edgevox bfcl …`` sub-commands: ``fetch``, ``run`` and ``replay``.
 
 The lead's CLI calls :func:`add_subparser` with its sub-parsers action and then runs
 ``args.func(args)``, which returns the exit status.
@@ -7,8 +7,11 @@ The lead's CLI calls :func:`add_subparser` with its sub-parsers action and then 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
+import time
+from pathlib import Path
 from typing import Any
 
 __all__ = ["add_subparser", "main"]
@@ -23,6 +26,8 @@ def add_subparser(subparsers: Any) -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="bfcl_command", metavar="COMMAND", required=True)
     _add_fetch(commands)
+    _add_run(commands)
+    _add_replay(commands)
     return parser
 
 
@@ -62,6 +67,280 @@ def _run_fetch(args: argparse.Namespace) -> int:
     else:
         print(path)
     return 0
+
+
+def _add_run(commands: Any) -> None:
+    from edgevox.bfcl.runner import POLICIES, SYSTEM_PROMPTS
+
+    run = commands.add_parser(
+        "run",
+        help="run BFCL cases through a model and score them",
+        description=(
+            "Run each case single-turn: the model's own chat template with the case's tools, "
+            "the grammar of --policy, the preset's parser chain, then the AST checker. "
+            "Appends one JSON line per case to --out and skips ids already there (resumable); "
+            "writes <out>.summary.json and <out>.summary.md."
+        ),
+    )
+    run.add_argument(
+        "--model",
+        default="qwen2.5-coder-0.5b",
+        help="registered model name or GGUF path (default: qwen2.5-coder-0.5b)",
+    )
+    run.add_argument("--preset", help="preset name (default: the model's registered preset)")
+    run.add_argument(
+        "--categories",
+        default="simple_python,multiple,parallel,parallel_multiple,irrelevance",
+        help="comma-separated BFCL categories",
+    )
+    run.add_argument(
+        "--policy",
+        choices=POLICIES,
+        help="(default reply_or_tool) auto = no grammar; reply_or_tool = reply text or well-formed calls; "
+        "required = calls only",
+    )
+    run.add_argument("--limit", type=int, help="first N cases of each category")
+    run.add_argument("--ids", help="comma-separated case ids (within the categories)")
+    run.add_argument("--out", required=True, metavar="FILE.jsonl", help="records file (appended)")
+    run.add_argument(
+        "--system",
+        metavar="NAME|TEXT",
+        help=f"system prompt: one of {', '.join(SYSTEM_PROMPTS)} or literal text "
+        "(default: the template's own)",
+    )
+    run.add_argument(
+        "--reuse",
+        metavar="AUTO.jsonl",
+        help="with a grammar policy: reuse outputs of this policy-auto run (same model, preset, "
+        "system, max tokens) that the grammar accepts; at temperature 0 they are exactly what "
+        "the grammar run would produce, so only the rejected ones are generated again",
+    )
+    run.add_argument(
+        "--abstain",
+        action="store_true",
+        help="offer an extra no_function_fits tool (its calls count as no call)",
+    )
+    run.add_argument("--max-tokens", type=int, default=320)
+    run.add_argument("--n-ctx", type=int, default=4096)
+    run.add_argument(
+        "--threads", type=int, help="llama.cpp threads (default: all cores, at most 8)"
+    )
+    run.add_argument(
+        "--peer",
+        choices=("llama-cpp-python",),
+        help="answer with llama-cpp-python's own tool calling instead of EdgeVox",
+    )
+    run.add_argument("--data", metavar="PATH", help="BFCL data directory (default: the cache)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--json", action="store_true", help="print the summary as JSON")
+    run.set_defaults(func=_run_run)
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from edgevox.bfcl.data import BfclDataError, load_cases
+    from edgevox.bfcl.report import markdown_table, read_records, summarize, write_summary
+    from edgevox.bfcl.runner import EdgeVoxEngine, PeerEngine, RunConfigError, run_cases
+
+    if args.peer and args.policy not in (None, "auto"):
+        print(
+            "error: --peer runs llama-cpp-python's own tool calling; --policy does not apply",
+            file=sys.stderr,
+        )
+        return 2
+    ids = _split(args.ids) or None
+    try:
+        per_cat = [
+            load_cases(cat, data_dir=args.data, limit=args.limit, ids=ids)
+            for cat in _split(args.categories)
+        ]
+    except (BfclDataError, KeyError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    # round-robin over categories: a run stopped early still covers every category evenly
+    cases = [c for group in itertools.zip_longest(*per_cat) for c in group if c is not None]
+    if not cases:
+        print("error: no cases selected", file=sys.stderr)
+        return 1
+    existing = {r["id"]: r for r in read_records(args.out)}
+    if all(c.id in existing for c in cases):  # resume with nothing left: no model needed
+        wanted = {
+            "engine": "llama-cpp-python" if args.peer else "edgevox",
+            "model": args.model,
+            "policy": "auto" if args.peer else (args.policy or "reply_or_tool"),
+            "system": args.system,
+        }
+        if args.preset:
+            wanted["preset"] = args.preset
+        if not args.peer:
+            wanted["abstain"] = args.abstain
+        clash = [
+            k
+            for r in existing.values()
+            for k, v in wanted.items()
+            if (r.get(k) or None) != (v or None)
+        ]
+        if clash:
+            print(
+                f"error: {args.out} holds records of another run ({', '.join(sorted(set(clash)))} "
+                "differ); use a new --out file",
+                file=sys.stderr,
+            )
+            return 2
+        records = [existing[c.id] for c in cases]
+        write_summary(records, args.out)
+        summary = summarize(records)
+        print(json.dumps(summary, indent=2) if args.json else markdown_table(summary))
+        return 0
+    reuse = None
+    if args.reuse:
+        reuse = {
+            r["id"]: r
+            for r in read_records(args.reuse)
+            if r.get("engine") == "edgevox"
+            and r.get("policy") == "auto"
+            and r.get("system") == args.system
+            and r.get("max_tokens") == args.max_tokens
+            and r.get("model") == args.model
+            and bool(r.get("abstain")) == args.abstain
+        }
+    engine: Any = None
+    try:
+        if args.peer:
+            engine = PeerEngine(
+                args.model,
+                system=args.system,
+                max_tokens=args.max_tokens,
+                n_ctx=args.n_ctx,
+                threads=args.threads,
+            )
+        else:
+            engine = EdgeVoxEngine(
+                args.model,
+                args.preset,
+                policy=args.policy or "reply_or_tool",
+                system=args.system,
+                max_tokens=args.max_tokens,
+                n_ctx=args.n_ctx,
+                reuse=reuse,
+                threads=args.threads,
+                abstain=args.abstain,
+            )
+            engine.reuse = {
+                k: v for k, v in engine.reuse.items() if v.get("preset") == engine.preset.name
+            }
+        records = run_cases(cases, engine, args.out, progress=not args.no_progress)
+    except RunConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if engine is not None:
+            engine.close()
+    desc = engine.describe()
+    title = f"{desc['model']} · {desc['engine']} · {desc['preset']} · policy {desc['policy']}"
+    write_summary(records, args.out, title)
+    summary = summarize(records)
+    print(json.dumps(summary, indent=2) if args.json else markdown_table(summary, title))
+    return 0
+
+
+def _add_replay(commands: Any) -> None:
+    replay = commands.add_parser(
+        "replay",
+        help="re-parse and re-score recorded outputs with the current code (no model)",
+        description=(
+            "Re-parse recorded raw model text with the current parser chain and re-check it. "
+            "With no FILES, replays the pinned set in bfcl/pinned/ and compares it with "
+            "bfcl/baseline.json (exit status 1 on any regression)."
+        ),
+    )
+    replay.add_argument("files", nargs="*", metavar="FILE.jsonl")
+    replay.add_argument("--data", metavar="PATH", help="BFCL data directory (default: the cache)")
+    replay.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="compare with this baseline (default for the pinned set: bfcl/baseline.json)",
+    )
+    replay.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="write the replayed accuracies as the new baseline",
+    )
+    replay.add_argument("--changes", action="store_true", help="list ids whose verdict changed")
+    replay.add_argument("--json", action="store_true", help="print a JSON object")
+    replay.set_defaults(func=_run_replay)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from edgevox.bfcl.baseline import (
+        BASELINE_PATH,
+        compare,
+        load_baseline,
+        make_baseline,
+        save_baseline,
+    )
+    from edgevox.bfcl.data import BfclDataError
+    from edgevox.bfcl.replay import by_group, pinned_files, replay_file
+    from edgevox.bfcl.report import markdown_table, summarize
+
+    files = [Path(f) for f in args.files] or pinned_files()
+    if not files:
+        print("error: no files given and no pinned set in bfcl/pinned/", file=sys.stderr)
+        return 1
+    baseline_path = args.baseline or (None if args.files else BASELINE_PATH)
+    t0 = time.perf_counter()
+    records: list[dict[str, Any]] = []
+    fixed: list[str] = []
+    broken: list[str] = []
+    try:
+        for f in files:
+            res = replay_file(f, data_dir=args.data)
+            records += res.records
+            fixed += [f"{f.name}:{i}" for i in res.fixed]
+            broken += [f"{f.name}:{i}" for i in res.broken]
+    except (BfclDataError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    elapsed = time.perf_counter() - t0
+    groups = {g: summarize(rows) for g, rows in by_group(records).items()}
+    problems: list[str] = []
+    if args.update_baseline:
+        path = save_baseline(make_baseline(records), args.baseline or BASELINE_PATH)
+        print(f"baseline written: {path}", file=sys.stderr)
+    elif baseline_path is not None and Path(baseline_path).is_file():
+        problems = compare(make_baseline(records), load_baseline(baseline_path))
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "files": [str(f) for f in files],
+                    "seconds": round(elapsed, 3),
+                    "groups": groups,
+                    "fixed": fixed,
+                    "broken": broken,
+                    "regressions": problems,
+                },
+                indent=2,
+            )
+        )
+    else:
+        for group, summary in groups.items():
+            print(markdown_table(summary, group))
+        print(
+            f"replayed {len(records)} records from {len(files)} file(s) in {elapsed:.2f} s; "
+            f"{len(fixed)} fixed, {len(broken)} broken vs the recording"
+        )
+        if args.changes:
+            for i in fixed:
+                print(f"  fixed  {i}")
+            for i in broken:
+                print(f"  broken {i}")
+        for p in problems:
+            print(f"REGRESSION {p}")
+    return 1 if problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:
