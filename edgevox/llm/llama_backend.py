@@ -40,6 +40,9 @@ class LlamaBackend:
         self.info: GGUFInfo = read_gguf(self.path)
         self.preset: Preset = get_preset(preset) if preset else detect_preset(
             self.info.architecture, self.info.chat_template)
+        # OpenMP threads that spin while waiting make every batched decode 10-30x slower
+        # when the CPU is shared (STT, TTS and other processes): yield instead.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - the core dependency
@@ -137,9 +140,23 @@ class LlamaBackend:
         hold = max((len(s) for s in stops), default=1) - 1
         if stop_event is not None and stop_event.is_set():
             finish, budget = "cancelled", 0
+        # -- constrained decoding (edgevox.llm.constrained) -------------------------------
+        # With a grammar, tokens come from our rejection-first loop over the same Llama
+        # (same logits, same KV bookkeeping); it compiles the grammar before anything is
+        # evaluated. `mask_engine` ("llguidance" | "llama") and `fast_forward` are optional
+        # attributes a caller may set on the backend.
+        gen: Any = iter(())
+        if budget > 0 and llama_grammar is not None:
+            from edgevox.llm.constrained import constrained_generate
+
+            gen = constrained_generate(self, tokens, llama_grammar, params,
+                                       prefer=getattr(self, "mask_engine", "llguidance"),
+                                       fast_forward=getattr(self, "fast_forward", True))
         if budget > 0:
             self._prefill(tokens)
-        gen = self.llm.generate(tokens, grammar=llama_grammar, **params) if budget > 0 else iter(())
+            if llama_grammar is None:
+                gen = self.llm.generate(tokens, **params)
+        # -- end constrained decoding -------------------------------------------------------
         try:
             for tok in gen:
                 if t_first is None:
@@ -167,6 +184,7 @@ class LlamaBackend:
         finally:
             if hasattr(gen, "close"):
                 gen.close()
+        finish = getattr(gen, "finish_reason", None) or finish  # constrained: grammar_dead_end
         text += decoder.decode(b"", final=True) if finish != "stop" else ""
         if len(text) > emitted:
             yield text[emitted:]
@@ -178,7 +196,8 @@ class LlamaBackend:
                    "total_tokens": len(tokens) + len(generated)},
             timings={"prompt_s": first - t0, "decode_s": max(t_end - first, 0.0),
                      "total_s": t_end - t0},
-            info={"preset": self.preset.name, "max_tokens": max_tokens},
+            info={"preset": self.preset.name, "max_tokens": max_tokens,
+                  **getattr(gen, "info", {})},  # constrained: engine/fast-forward counters
         )
         if on_done:
             on_done(completion)
@@ -234,19 +253,19 @@ def _default_threads() -> int:
 
 
 def _compile_grammar(grammar: Any) -> Any:
-    """A llama.cpp grammar object, validated first: an invalid one would crash the process."""
+    """The grammar, validated first: an invalid one would crash the process in llama.cpp.
+
+    Returned as given (GBNF text, an edgevox Grammar, a TriggeredGrammar): the
+    constrained loop's mask engine compiles it once per model and caches it.
+    """
     if grammar is None:
         return None
-    if hasattr(grammar, "compiled"):
-        return grammar.compiled()
-    if isinstance(grammar, str):
-        from llama_cpp import LlamaGrammar
+    from edgevox.llm.constrained import prepare_grammar
 
-        from edgevox.grammars import validate_gbnf
-
-        validate_gbnf(grammar)
-        return LlamaGrammar.from_string(grammar, verbose=False)
-    raise TypeError("grammar must be GBNF text or an edgevox Grammar")
+    try:
+        return prepare_grammar(grammar)
+    except TypeError:
+        raise TypeError("grammar must be GBNF text or an edgevox Grammar") from None
 
 
 def _find_stop(text: str, stops: list[str], emitted: int) -> int | None:
