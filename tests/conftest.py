@@ -51,3 +51,4 @@ def edgevox_home(tmp_path, monkeypatch) -> Path:
 
 
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before any llama_cpp import
