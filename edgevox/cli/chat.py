@@ -1,41 +1,101 @@
-"""`edgevox chat`: a text conversation with the model in the terminal."""
+"""`edgevox chat`: a text conversation with an LLMAgent in the terminal.
+
+Reply text streams to stdout; tool calls and results are shown on stderr so a pipe gets
+only what the assistant says. Ctrl-C during a reply cancels that turn (the conversation
+stays consistent); Ctrl-C or an empty line at the prompt quits.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import Any
+
+TOOLSETS = ("none", "home")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("chat", help="talk to the model in text (REPL, or one --prompt)")
-    p.add_argument("--model", default="qwen2.5-coder-0.5b", help="registered name or GGUF path")
+    p.add_argument("--model", default="qwen2.5-coder-0.5b", help="registered name, GGUF path or server URL")
     p.add_argument("--preset", default=None, help="preset name (default: from the model)")
     p.add_argument("--prompt", default=None, help="answer this one message and exit")
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--temperature", type=float, default=None)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--json", action="store_true", help="print the completion as JSON")
+    p.add_argument("--json", action="store_true", help="print the turn's result as JSON")
+    p.add_argument("--tools", choices=TOOLSETS, default="none",
+                   help="tool set: none, or home (lights, thermostat, timers, time)")
+    p.add_argument("--policy", default="auto", choices=("auto", "required_first_hop", "required_always"),
+                   help="tool_choice policy")
+    p.add_argument("--max-hops", type=int, default=4)
+    p.add_argument("--instructions", default=None, help="system instructions for the agent")
+    p.add_argument("--no-slm-hooks", action="store_true", help="run without the SLM safety hooks")
+    p.add_argument("--session", type=Path, default=None,
+                   help="JSON file: continue this conversation and save it after every turn")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from edgevox.llm import load_model
+def build_agent(args: argparse.Namespace) -> Any:
+    from edgevox.agents import LLMAgent, Session, default_slm_hooks
 
-    backend = load_model(args.model, preset=args.preset)
-    history: list[dict] = []
-    opts = {"max_tokens": args.max_tokens, "temperature": args.temperature, "seed": args.seed}
-    if args.prompt is not None:
-        history.append({"role": "user", "content": args.prompt})
-        done: list = []
-        if args.json:
-            c = backend.complete(history, **opts)
-            print(json.dumps({"text": c.text, "usage": c.usage, "timings": c.timings}))
-            return 0
-        for piece in backend.stream(history, on_done=done.append, **opts):
-            print(piece, end="", flush=True)
+    tools: list = []
+    instructions = args.instructions or "You are a helpful assistant. Answer in one or two short sentences."
+    if args.tools == "home":
+        from edgevox.examples.home import Home
+
+        tools = Home().tools()
+        instructions = args.instructions or (
+            "You are a home voice assistant. Use the tools to control the home or tell the time; "
+            "answer in one short sentence.")
+    session = Session.load(args.session) if args.session and args.session.exists() else None
+    return LLMAgent("chat", "terminal chat", instructions, tools=tools, model=args.model, preset=args.preset,
+                    tool_choice_policy=args.policy, hooks=[] if args.no_slm_hooks else default_slm_hooks(),
+                    max_hops=args.max_hops, max_tokens=args.max_tokens, temperature=args.temperature,
+                    seed=args.seed, session=session)
+
+
+def _show_event(item: Any, mid_line: bool) -> None:
+    from edgevox.agents import ToolCallEvent
+
+    if isinstance(item, ToolCallEvent):
+        args = ", ".join(f"{k}={v!r}" for k, v in item.arguments.items())
+        print(f"{chr(10) if mid_line else ''}  [call {item.name}({args})]", file=sys.stderr, flush=True)
+    else:
+        shown = item.result if item.ok else f"error: {item.error}"
+        text = json.dumps(shown, ensure_ascii=False, default=str)
+        print(f"  [-> {text[:200]}]", file=sys.stderr, flush=True)
+
+
+def _turn(agent: Any, text: str, args: argparse.Namespace) -> int:
+    if args.json:
+        result = agent.run(text)
+        print(json.dumps({"text": result.reply, **result.to_dict()}, ensure_ascii=False, default=str))
+    else:
+        stream = agent.run_stream(text)
+        mid_line = False
+        try:
+            for item in stream:
+                if isinstance(item, str):
+                    print(item if mid_line else item.lstrip(), end="", flush=True)
+                    mid_line = True
+                else:
+                    _show_event(item, mid_line)
+                    mid_line = False
+        except KeyboardInterrupt:
+            stream.close()  # cancels the turn; the session stays consistent
+            print("\n[cancelled]", file=sys.stderr)
         print()
-        return 0
+    if args.session:
+        agent.session.save(args.session)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    agent = build_agent(args)
+    if args.prompt is not None:
+        return _turn(agent, args.prompt, args)
     print("edgevox chat: type a message, empty line or Ctrl-D to quit", file=sys.stderr)
     while True:
         try:
@@ -44,10 +104,4 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if not line:
             return 0
-        history.append({"role": "user", "content": line})
-        pieces = []
-        for piece in backend.stream(history, **opts):
-            pieces.append(piece)
-            print(piece, end="", flush=True)
-        print()
-        history.append({"role": "assistant", "content": "".join(pieces)})
+        _turn(agent, line, args)

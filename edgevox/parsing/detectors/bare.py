@@ -1,5 +1,5 @@
 """Bare JSON calls with no tags: ``{"name": …, "arguments": …}``, ``[{…}, {…}]``,
-``{"tool_calls": […]}``, optionally inside a ```json fence, several joined by ``;``.
+``{"tool_calls": […]}``, optionally inside a ```json fence, several joined by ``;`` or ``,``.
 
 Observed on Qwen2.5-Coder-0.5B (which answers tool requests with bare JSON despite its
 hermes template), Llama 3.2 (its documented JSON format) and xLAM (a JSON array).
@@ -24,7 +24,7 @@ _FENCE_LANGS = r"(?:json|JSON|json5|tool_calls?|javascript)?"
 _CAND = re.compile(LINE_START + r"(?P<fence>```[ \t]*" + _FENCE_LANGS + r"[ \t]*\r?\n[ \t\r\n]*)?(?P<br>[{\[])")
 _FENCE_CLOSE = re.compile(r"\s*```")
 _AFTER_SEMI = re.compile(r"[ \t\r\n]*")
-_SEMI = re.compile(r"[ \t]*;")
+_SEMI = re.compile(r"[ \t]*[;,]")
 _OPEN_FENCE_TAIL = re.compile(LINE_START + r"```[^\n`]*(?:\r?\n[ \t\r\n]*)?\Z")
 
 
@@ -46,8 +46,8 @@ class BareJson(Detector):
             while sp is not None:
                 out.append(sp)
                 pos = sp.end
-                # Llama 3.2 joins calls with `;`: each one is a span of its own
-                c = _AFTER_SEMI.match(text, sp.end) if sp.final and text[sp.end - 1:sp.end] == ";" else None
+                # Llama 3.2 joins calls with `;`, Qwen2.5-Coder-0.5B with `,`: each one is a span
+                c = _AFTER_SEMI.match(text, sp.end) if sp.final and text[sp.end - 1:sp.end] in (";", ",") else None
                 if c is None or c.end() >= len(text) or text[c.end()] != "{":
                     break
                 sp = self._at(text, c.end(), c.end(), False, continuation=True)

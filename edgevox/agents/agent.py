@@ -1,0 +1,743 @@
+"""LLMAgent: the tool-calling loop around one loaded model.
+
+One turn = hops until the model answers in words. Each hop: trim the history to fit,
+render, generate (under the grammar the policy and ``tool_choice`` ask for), parse with the
+preset's detector chain, then either dispatch the calls (concurrently, each with a timeout)
+and feed the results back, or take the reply. Hooks watch and steer each step. A turn
+always ends with something to say: the model's reply, a hook's reply, or a short spoken
+fallback (``Phrases``) — never silence, never an exception for bad model output.
+
+Session consistency (what the history holds after a turn):
+
+* reply / max_hops / hook end: the user message, every complete tool exchange of the turn
+  (assistant ``tool_calls`` + one result per call), then the final assistant message;
+* cancelled: **the partial exchange is dropped** — the user message plus one assistant
+  message holding what was already spoken stay; if nothing was spoken, the turn is
+  rolled back entirely. So there is never an assistant ``tool_calls`` without results,
+  and roles keep alternating for templates that insist (Gemma, Mistral);
+* safety hook failure: the user message and the safe apology;
+* context overflow or backend error: the turn is rolled back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Generator, Iterable, Iterator
+from typing import Any
+
+from edgevox.agents.data import neutralise
+from edgevox.agents.hooks import Hook, HookFailed, HookRunner, StreamFilter, TurnContext
+from edgevox.agents.ids import assign_ids
+from edgevox.agents.phrases import DEFAULT_PHRASES, Phrases
+from edgevox.agents.session import Session
+from edgevox.agents.speech import summarise
+from edgevox.agents.types import (
+    STOP_CANCELLED,
+    STOP_CONTEXT,
+    STOP_ERROR,
+    STOP_HOOK,
+    STOP_HOOK_FAILED,
+    STOP_MAX_HOPS,
+    STOP_REPLY,
+    AgentResult,
+    CallRecord,
+    LLMOutput,
+    LLMRequest,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+
+log = logging.getLogger(__name__)
+
+_POLL_S = 0.02  # how often a cancelled tool wait checks the stop event
+
+
+class _Stop:
+    """Stop signal of one turn: set by ``cancel()`` or by the caller's own event."""
+
+    def __init__(self, outer: threading.Event | None):
+        self.own = threading.Event()
+        self.outer = outer
+
+    def is_set(self) -> bool:
+        return self.own.is_set() or (self.outer is not None and self.outer.is_set())
+
+    def set(self) -> None:
+        self.own.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            self.own.wait(_POLL_S)
+        return True
+
+
+class AgentStream:
+    """What ``run_stream`` returns: iterate for ``str`` pieces and events; then ``.result``."""
+
+    def __init__(self, gen: Generator[Any, None, AgentResult]):
+        self._gen = gen
+        self.result: AgentResult | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._gen)
+        except StopIteration as stop:
+            self.result = stop.value
+            raise
+
+    def close(self) -> None:
+        """Stop early (cancels the turn; the session stays consistent)."""
+        self._gen.close()
+
+    def text(self) -> str:
+        """Consume the stream and return the reply."""
+        for _ in self:
+            pass
+        assert self.result is not None
+        return self.result.reply
+
+
+class LLMAgent:
+    """An agent: instructions + tools + a model, with hooks and a conversation session.
+
+    ``model``: a registered model name, a GGUF path, a server URL or an already loaded
+    backend (several agents can share one; the backend serialises generation).
+    ``tool_choice_policy``: "auto", "required_first_hop" or "required_always";
+    ``tool_choice``: an OpenAI tool_choice that overrides the policy on the first hop
+    (later hops fall back to the policy so the answer can land).
+    """
+
+    def __init__(self, name: str = "assistant", description: str = "",
+                 instructions: str = "You are a helpful voice assistant. Answer in one or two short sentences.",
+                 tools: Iterable[Any] | Any = (), model: Any = None, preset: Any = None, *,
+                 tool_choice_policy: str = "auto", tool_choice: Any = None,
+                 hooks: Iterable[Hook] = (), max_hops: int = 4, max_tokens: int = 256,
+                 temperature: float | None = None, seed: int | None = None,
+                 parallel_tool_calls: bool = True, tool_timeout: float | None = 10.0,
+                 grammar_cache: Any = None, session: Session | None = None,
+                 phrases: Phrases = DEFAULT_PHRASES, model_options: dict[str, Any] | None = None):
+        from edgevox.grammars import POLICIES, GrammarCache
+        from edgevox.tools import ToolRegistry
+
+        if model is None:
+            raise ValueError("LLMAgent needs a model: a registered name, a GGUF path, a URL or a backend")
+        if tool_choice_policy not in POLICIES:
+            raise ValueError(f"unknown tool_choice_policy {tool_choice_policy!r}; allowed: {', '.join(POLICIES)}")
+        if not isinstance(max_hops, int) or isinstance(max_hops, bool) or max_hops < 1:
+            raise ValueError(f"max_hops must be an int >= 1, got {max_hops!r}")
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be an int >= 1, got {max_tokens!r}")
+        if tool_timeout is not None and not (isinstance(tool_timeout, (int, float)) and tool_timeout > 0):
+            raise ValueError(f"tool_timeout must be a positive number of seconds or None, got {tool_timeout!r}")
+        self.name = name
+        self.description = description
+        self.instructions = instructions
+        self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        if isinstance(model, str) or not hasattr(model, "stream"):
+            from edgevox.llm import load_model
+
+            self.backend = load_model(model, preset=preset, **(model_options or {}))
+        else:
+            self.backend = model
+        wanted = getattr(preset, "name", preset)
+        if wanted is not None and wanted != self.backend.preset.name:
+            # rendering, parsing and grammars must agree on one preset: the backend's
+            raise ValueError(f"the backend was loaded with preset {self.backend.preset.name!r}, not {wanted!r}; "
+                             f"load the model with preset={wanted!r} instead")
+        self.preset = self.backend.preset
+        self.tool_choice_policy = tool_choice_policy
+        self.tool_choice = tool_choice
+        self.max_hops = max_hops
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.seed = seed
+        self.parallel_tool_calls = parallel_tool_calls
+        self.tool_timeout = tool_timeout
+        self.grammar_cache = grammar_cache if grammar_cache is not None else GrammarCache()
+        self.hooks = HookRunner(hooks)
+        self.session = session if session is not None else Session()
+        self.phrases = phrases
+        #: counts of loop events that are not hooks (empty replies, grammar fallbacks, …)
+        self.loop_stats: dict[str, int] = {}
+        self._active: set[_Stop] = set()
+        self._active_lock = threading.Lock()
+
+    # -- public API -----------------------------------------------------------------
+
+    @property
+    def hook_stats(self) -> dict[str, int]:
+        """How often each hook acted (replaced a payload or ended a turn), by hook name."""
+        return dict(self.hooks.stats)
+
+    @property
+    def hook_errors(self) -> dict[str, int]:
+        """How often each hook raised."""
+        return dict(self.hooks.errors)
+
+    def add_hook(self, hook: Hook) -> Hook:
+        return self.hooks.add(hook)
+
+    def run(self, text: str, *, session: Session | None = None,
+            stop_event: threading.Event | None = None, tool_choice: Any = None) -> AgentResult:
+        """Run one turn to completion and return its result (never raises on model output)."""
+        gen = self._turn(text, session, stop_event, tool_choice)
+        while True:
+            try:
+                next(gen)
+            except StopIteration as stop:
+                return stop.value
+
+    def run_stream(self, text: str, *, session: Session | None = None,
+                   stop_event: threading.Event | None = None, tool_choice: Any = None) -> AgentStream:
+        """Like ``run``, but yields reply text (``str``) as it is generated and a
+        ``ToolCallEvent``/``ToolResultEvent`` per call. ``.result`` holds the AgentResult
+        once the stream is exhausted."""
+        return AgentStream(self._turn(text, session, stop_event, tool_choice))
+
+    def cancel(self) -> None:
+        """End every running turn of this agent within one token or one tool wait."""
+        with self._active_lock:
+            for stop in self._active:
+                stop.set()
+
+    def reset(self) -> None:
+        """Forget the conversation of the agent's own session."""
+        self.session.reset()
+
+    # -- the loop -------------------------------------------------------------------
+
+    def _turn(self, text: str, session: Session | None, stop_event: threading.Event | None,
+              tool_choice: Any) -> Generator[Any, None, AgentResult]:
+        if not isinstance(text, str):
+            raise TypeError(f"run() takes the user's text as a str, got {type(text).__name__}")
+        sess = session if session is not None else self.session
+        sess.meta.setdefault("agent", self.name)
+        sess.meta.setdefault("preset", self.preset.name)
+        stop = _Stop(stop_event)
+        with self._active_lock:
+            self._active.add(stop)
+        turn = _Turn(self, sess, text, stop, self.tool_choice if tool_choice is None else tool_choice)
+        try:
+            return (yield from turn.run())
+        finally:
+            with self._active_lock:
+                self._active.discard(stop)
+            if not turn.finished:  # the consumer closed the stream early
+                turn.abandon()
+
+    def _count(self, key: str) -> None:
+        with self._active_lock:
+            self.loop_stats[key] = self.loop_stats.get(key, 0) + 1
+
+    def __repr__(self) -> str:
+        return (f"LLMAgent({self.name!r}, tools={self.registry.names()}, preset={self.preset.name!r}, "
+                f"policy={self.tool_choice_policy!r})")
+
+
+class _Turn:
+    """State of one running turn (kept off the agent so turns can run in parallel)."""
+
+    def __init__(self, agent: LLMAgent, session: Session, text: str, stop: _Stop, tool_choice: Any):
+        self.agent = agent
+        self.session = session
+        self.stop = stop
+        self.tool_choice = tool_choice
+        self.ctx = TurnContext(agent=agent, session=session, text=text, stop_event=stop)  # type: ignore[arg-type]
+        self.start_len = len(session)
+        self.t0 = time.perf_counter()
+        self.llm_s = 0.0
+        self.tools_s = 0.0
+        self.ttft: float | None = None
+        self.spoken: list[str] = []  # what was said, hop by hop
+        self._hop_spoken = ""  # what was streamed of the current hop
+        self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        self.hops = 0
+        self.finished = False
+        self.last_failed = False  # did a call of the latest tool exchange fail?
+        self.taken_ids = {c.get("id") for m in session.messages for c in (m.get("tool_calls") or [])
+                          if isinstance(c, dict)}
+
+    # -- driver -----------------------------------------------------------------------
+
+    def run(self) -> Generator[Any, None, AgentResult]:
+        a = self.agent
+        try:
+            out = a.hooks.run("on_run_start", self.ctx, self.ctx.text)
+            self.ctx.text = str(out.payload)
+            self.session.append({"role": "user", "content": self.ctx.text})
+            if out.ended:
+                return (yield from self._finish(out.end_reply, STOP_HOOK))
+            notes: list[str] = []
+            hop = 0
+            while True:
+                if self.stop.is_set():
+                    return (yield from self._finish("", STOP_CANCELLED))
+                if hop >= a.max_hops:
+                    return (yield from self._finish(self._max_hops_reply(), STOP_MAX_HOPS))
+                self.ctx.hop = hop
+                self.hops = hop + 1
+                step = yield from self._hop(hop, notes)
+                notes = []
+                kind, value = step
+                if kind == "next":
+                    hop += 1
+                elif kind == "retry":
+                    notes = [value]
+                    hop += 1
+                else:  # ("done", (reply, reason))
+                    return (yield from self._finish(*value))
+        except HookFailed as exc:
+            log.error("%s; the turn fails closed", exc)
+            self.session.truncate(self.start_len)
+            self.session.append({"role": "user", "content": self.ctx.text})
+            self.spoken = []
+            return (yield from self._finish(a.phrases.hook_failed, STOP_HOOK_FAILED, run_end_hooks=False))
+        except _Overflow as exc:
+            log.warning("agent %r: %s", a.name, exc)
+            self.session.truncate(self.start_len)
+            return (yield from self._finish(a.phrases.context, STOP_CONTEXT, record=False))
+        except _BackendFailed as exc:
+            log.error("agent %r: generation failed: %s", a.name, exc)
+            self.session.truncate(self.start_len)
+            return (yield from self._finish(a.phrases.error, STOP_ERROR, record=False))
+
+    def _hop(self, hop: int, notes: list[str]) -> Generator[Any, None, tuple[str, Any]]:
+        """One generation and what follows from it. Returns ("next"|"retry"|"done", value)."""
+        a = self.agent
+        strategy = self._strategy(hop)
+        tools = a.registry.schemas() if len(a.registry) else []
+        last = self.session.messages[-1] if self.session.messages else {}
+        if last.get("role") == "tool" and a.preset.native_tool_role:
+            note = a.phrases.failed_note if self.last_failed else a.phrases.answer_note
+            if note:
+                notes = [note, *notes]  # see Phrases.answer_note for why
+        request = LLMRequest(hop=hop, messages=self.session.with_system(a.instructions),
+                             tools=tools, strategy=strategy, notes=list(notes),
+                             options={"max_tokens": a.max_tokens, "temperature": a.temperature,
+                                      "seed": a.seed})
+        out = a.hooks.run("before_llm", self.ctx, request)
+        if out.ended:
+            return ("done", (out.end_reply, STOP_HOOK))
+        request = out.payload
+        output = yield from self._generate(request)
+        if output.finish_reason == "cancelled" or self.stop.is_set():
+            self.spoken_hop_commit(self._hop_spoken)
+            return ("done", ("", STOP_CANCELLED))
+        output = self._drop_note_echo(output, request.notes)
+        out = a.hooks.run("after_llm", self.ctx, output)
+        spoken_before = self._hop_spoken
+        if out.ended:
+            self.spoken_hop_commit(spoken_before)
+            return ("done", (out.end_reply, STOP_HOOK))
+        output = out.payload
+        if request.strategy == "none" and output.calls:
+            output = output.replace(calls=[])  # no tools were offered: a call is not acted on
+        if output.retry:
+            self.spoken_hop_commit(spoken_before)
+            if self.ctx.hops_left > 0:
+                a._count("retries")
+                return ("retry", output.retry)
+            return ("done", (output.fallback or self._fallback_reply(), STOP_HOOK if output.fallback else STOP_MAX_HOPS))
+        yield from self._speak_rest(output.content)
+        if output.calls:
+            return (yield from self._dispatch(hop, output))
+        reply = output.content.strip()
+        if not reply:
+            a._count("empty_replies")
+            if self.ctx.hops_left > 0:
+                return ("retry", a.phrases.empty_note)
+            return ("done", (self._fallback_reply(), STOP_MAX_HOPS))
+        return ("done", (None, STOP_REPLY))
+
+    def _drop_note_echo(self, output: LLMOutput, notes: list[str]) -> LLMOutput:
+        """Small models sometimes read the runtime's one-off note back: never speak it."""
+        content = output.content
+        for note in notes:
+            for form in (f"({note})", note):
+                if form and form in content:
+                    content = content.replace(form, " ")
+        if content == output.content:
+            return output
+        self.agent._count("note_echoes")
+        return output.replace(content=" ".join(content.split()))
+
+    # -- generation -----------------------------------------------------------------------
+
+    def _strategy(self, hop: int) -> Any:
+        from edgevox.grammars import tool_choice_strategy
+
+        a = self.agent
+        if not len(a.registry):
+            return "none"
+        # an explicit tool_choice holds for the first hop ("none": for the whole turn), so
+        # that after the forced call the model is free to answer
+        choice = self.tool_choice if hop == 0 or self.tool_choice == "none" else None
+        return tool_choice_strategy(choice, a.tool_choice_policy, hop, tool_names=a.registry.names())
+
+    def _grammar(self, strategy: Any, tools: list[dict]) -> Any:
+        from edgevox.grammars import GrammarError, grammar_for_strategy
+
+        a = self.agent
+        if strategy in ("none", "free") or not getattr(a.backend, "supports_grammar", True):
+            return None
+        try:
+            return grammar_for_strategy(strategy, tools, a.preset.wire_format, cache=a.grammar_cache,
+                                        think=a.preset.think, parallel_tool_calls=a.parallel_tool_calls)
+        except GrammarError as exc:  # fall back to free decoding: the parser and hooks still guard
+            a._count("grammar_failures")
+            log.warning("agent %r: no grammar for %r (%s); decoding unconstrained", a.name, strategy, exc)
+            return None
+
+    def _messages_for(self, request: LLMRequest) -> list[dict]:
+        msgs = request.messages
+        if not request.notes:
+            return msgs
+        from edgevox.llm.template import prepare_messages
+
+        note = "(" + " ".join(dict.fromkeys(n.strip() for n in request.notes if n.strip())) + ")"
+        msgs = prepare_messages(msgs, self.agent.preset)  # fold synthetic results first
+        if msgs and msgs[-1]["role"] == "user":  # keep roles alternating for strict templates
+            last = dict(msgs[-1])
+            last["content"] = f"{last.get('content') or ''}\n\n{note}".strip()
+            return [*msgs[:-1], last]
+        return [*msgs, {"role": "user", "content": note}]
+
+    def _render_fitting(self, request: LLMRequest, tools: list[dict]) -> tuple[list[dict], str]:
+        """Trim the session until the prompt plus the reply budget fits; return the prompt."""
+        a = self.agent
+        backend = a.backend
+        n_ctx = getattr(backend, "n_ctx", None)
+        msgs = self._messages_for(request)
+        prompt = backend.render(msgs, tools or None)
+        if not n_ctx or not hasattr(backend, "tokenize"):
+            return msgs, prompt
+        budget = n_ctx - request.options.get("max_tokens", a.max_tokens) - 1
+        if len(backend.tokenize(prompt)) <= budget:
+            return msgs, prompt
+        turn_start = self.start_len
+
+        def count(history: list[dict]) -> int:
+            head = [m for m in request.messages[:1] if m.get("role") == "system"]
+            return len(backend.tokenize(backend.render(self._messages_for(
+                LLMRequest(request.hop, head + history[:], tools, request.strategy, {}, request.notes)),
+                tools or None)))
+
+        dropped = self.session.trim_to_fit(count, budget, keep_from=turn_start)
+        if dropped:
+            a._count("trimmed_messages")
+            self.start_len = max(0, self.start_len - dropped)
+            log.info("agent %r: dropped %d old messages to fit the context", a.name, dropped)
+            request.messages = self.session.with_system(a.instructions)
+            msgs = self._messages_for(request)
+            prompt = backend.render(msgs, tools or None)
+        if len(backend.tokenize(prompt)) > budget:
+            raise _Overflow(f"this turn needs more than the {n_ctx}-token context window")
+        return msgs, prompt
+
+    def _generate(self, request: LLMRequest) -> Generator[Any, None, LLMOutput]:
+        from edgevox.llm import ContextOverflow
+        from edgevox.parsing import DEFAULT_THINK_TAGS, StreamingParser, TextDelta, parse_tool_calls
+
+        a = self.agent
+        tools = request.tools if request.strategy != "none" else []
+        grammar = self._grammar(request.strategy, tools)
+        msgs, prompt = self._render_fitting(request, tools)
+        think = (a.preset.think,) if a.preset.think else DEFAULT_THINK_TAGS
+        parser = StreamingParser(a.preset.detectors, tools=tools or None, think_tags=think)
+        filters = [f for f in (h.stream_filter(self.ctx) for h in a.hooks.hooks) if f is not None]
+        self._hop_spoken = ""
+        done: list[Any] = []
+        opts = {k: v for k, v in request.options.items() if v is not None}
+        t0 = time.perf_counter()
+        pieces: list[str] = []
+        try:
+            for piece in a.backend.stream(msgs, tools or None, on_done=done.append, grammar=grammar,
+                                          stop_event=self.stop, prompt=prompt, **opts):
+                pieces.append(piece)
+                for ev in parser.feed(piece):
+                    if isinstance(ev, TextDelta):
+                        yield from self._say(ev.text, filters)
+        except ContextOverflow as exc:
+            raise _Overflow(str(exc)) from None
+        except (RuntimeError, OSError, ValueError) as exc:  # BackendError is a RuntimeError
+            raise _BackendFailed(f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            self.llm_s += time.perf_counter() - t0
+        completion = done[0] if done else None
+        if not self.stop.is_set():  # a cancelled tail is undecided text: never say it
+            for ev in parser.close():
+                if isinstance(ev, TextDelta):
+                    yield from self._say(ev.text, filters)
+        text = completion.text if completion is not None else "".join(pieces)
+        if completion is not None:
+            for k in self.usage:
+                self.usage[k] += int(completion.usage.get(k, 0))
+        parsed = parse_tool_calls(text, parsers=a.preset.detectors, tools=tools or None, think_tags=think)
+        return LLMOutput(hop=request.hop, text=text, content=parsed.content, calls=list(parsed.calls),
+                         rejected=list(parsed.rejected), reasoning=parsed.reasoning,
+                         finish_reason=completion.finish_reason if completion else "stop",
+                         strategy=request.strategy)
+
+    # -- speaking -----------------------------------------------------------------------
+
+    def _say(self, text: str, filters: list[StreamFilter]) -> Iterator[str]:
+        for f in filters:
+            if not text:
+                break
+            text = f.feed(text)
+        if text:
+            if self.ttft is None:
+                self.ttft = time.perf_counter() - self.t0
+            sep = " " if not self._hop_spoken and self.spoken else ""
+            self._hop_spoken += text
+            yield sep + text
+
+    def _speak_rest(self, content: str) -> Iterator[str]:
+        """Say what the final content of this hop adds to what was already streamed."""
+        rest = _remainder(content, self._hop_spoken)
+        if rest:
+            if self.ttft is None:
+                self.ttft = time.perf_counter() - self.t0
+            yield (" " if not self._hop_spoken and self.spoken else "") + rest
+        # the reply holds the final (hook-processed) text; the stream may have said an
+        # earlier version of it when a hook rewrote text that was already streamed
+        self.spoken_hop_commit(content)
+
+    def spoken_hop_commit(self, text: str) -> None:
+        if text and text.strip():
+            self.spoken.append(text.strip())
+        self._hop_spoken = ""
+
+    # -- tools ---------------------------------------------------------------------------
+
+    def _dispatch(self, hop: int, output: LLMOutput) -> Generator[Any, None, tuple[str, Any]]:
+        from edgevox.tools import ToolResult
+
+        a = self.agent
+        ids = assign_ids([c.id for c in output.calls], a.preset.call_ids, self.taken_ids)
+        planned: list[tuple[Any, ToolResult | None]] = []  # (call, pre-made result)
+        for call, cid in zip(output.calls, ids, strict=True):
+            call.id = cid
+            out = a.hooks.run("before_tool", self.ctx, call, settled=lambda p: isinstance(p, ToolResult))
+            if out.ended:  # nothing of this hop is recorded: no call ran
+                return ("done", (out.end_reply, STOP_HOOK))
+            if isinstance(out.payload, ToolResult):
+                res = out.payload
+                res.call_id = cid
+                planned.append((call, res))
+            elif hasattr(out.payload, "name") and isinstance(getattr(out.payload, "arguments", None), dict):
+                new = out.payload
+                new.id = cid
+                planned.append((new, None))
+            else:
+                log.warning("a before_tool hook returned %r; running the original call", type(out.payload).__name__)
+                planned.append((call, None))
+        for call, _ in planned:
+            yield ToolCallEvent(id=call.id, name=call.name, arguments=dict(call.arguments or {}), hop=hop)
+        t0 = time.perf_counter()
+        running = [(call, pre if pre is not None else _start_call(a, call, self.stop)) for call, pre in planned]
+        results: list[ToolResult] = []
+        end_reply: str | None = None
+        for call, job in running:
+            if isinstance(job, ToolResult):
+                res, dispatched = job, False
+            else:
+                res, dispatched = job.wait(), True
+            out = a.hooks.run("after_tool", self.ctx, res)
+            res = out.payload
+            if out.ended and end_reply is None:
+                end_reply = out.end_reply
+            results.append(res)
+            record = _record(call, res, hop, dispatched)
+            self.ctx.records.append(record)
+            self.ctx.results.append(res)
+            ev = ToolResultEvent(id=call.id, name=call.name, ok=res.ok, result=res.value if res.ok else None,
+                                 error=res.error, duration_s=res.duration_s, hop=hop, record=record)
+            yield ev
+        self.tools_s += time.perf_counter() - t0
+        if self.stop.is_set():
+            return ("done", ("", STOP_CANCELLED))
+        self._record_exchange(output.content, planned, results)
+        self.last_failed = not all(r.ok for r in results)
+        if end_reply is not None:
+            return ("done", (end_reply, STOP_HOOK))
+        return ("next", None)
+
+    def _record_exchange(self, content: str, planned: list, results: list) -> None:
+        a = self.agent
+        markers = tuple(a.preset.stop) + (tuple(a.preset.think) if a.preset.think else ())
+        self.session.append({
+            "role": "assistant", "content": content or "",
+            "tool_calls": [{"id": c.id, "type": "function",
+                            "function": {"name": c.name,
+                                         "arguments": json.dumps(c.arguments or {}, ensure_ascii=False)}}
+                           for c, _ in planned],
+        })
+        for (c, _), res in zip(planned, results, strict=True):
+            self.session.append({"role": "tool", "tool_call_id": c.id, "name": c.name,
+                                 "content": neutralise(res.to_model_text(), markers)})
+
+    # -- endings ---------------------------------------------------------------------------
+
+    def _fallback_reply(self) -> str:
+        ok = self.ctx.successes()
+        if ok:
+            return self.agent.phrases.found.format(summary=summarise(ok[-1].result))
+        return self.agent.phrases.empty
+
+    def _max_hops_reply(self) -> str:
+        ok = self.ctx.successes()
+        base = self.agent.phrases.max_hops
+        if ok:
+            return base.split(".")[0] + ". " + self.agent.phrases.found.format(summary=summarise(ok[-1].result))
+        return base
+
+    def _finish(self, reply: str | None, reason: str, *, run_end_hooks: bool = True,
+                record: bool = True) -> Generator[str, None, AgentResult]:
+        """Say the closing words, build the result, run on_run_end hooks, and leave the
+        session consistent."""
+        a = self.agent
+        extra = reply.strip() if reply else ""
+        if reason != STOP_CANCELLED and not extra and not any(self.spoken):
+            extra = a.phrases.empty  # never silence
+        if extra and reason != STOP_CANCELLED:
+            if self.ttft is None and reason == STOP_REPLY:
+                self.ttft = time.perf_counter() - self.t0
+            yield (" " if any(self.spoken) else "") + extra
+            self.spoken.append(extra)
+        text = " ".join(s for s in self.spoken if s)
+        if reason == STOP_CANCELLED:
+            self._settle_cancelled(text)
+            record = False
+        result = AgentResult(
+            reply=text, calls=list(self.ctx.records), hops=self.hops, stopped_reason=reason,
+            usage=dict(self.usage),
+            timings={"total_s": time.perf_counter() - self.t0, "llm_s": self.llm_s,
+                     "tools_s": self.tools_s, "ttft_s": self.ttft},
+        )
+        if run_end_hooks:
+            try:
+                out = a.hooks.run("on_run_end", self.ctx, result)
+                if isinstance(out.payload, AgentResult):
+                    result = out.payload
+                if out.ended:
+                    result.reply = out.end_reply or result.reply
+                    result.stopped_reason = STOP_HOOK
+            except HookFailed as exc:
+                log.error("%s; the turn fails closed", exc)
+                result.reply, result.stopped_reason = a.phrases.hook_failed, STOP_HOOK_FAILED
+            if result.reply != text and reason != STOP_CANCELLED:
+                more = _remainder(result.reply, text)
+                if more:  # a hook extended the reply: say the rest
+                    yield (" " if text else "") + more
+        if record:
+            self.session.append({"role": "assistant", "content": result.reply})
+        result.timings["total_s"] = time.perf_counter() - self.t0
+        self.finished = True
+        return result
+
+    def _settle_cancelled(self, spoken: str) -> None:
+        """Drop the partial exchange: keep the user message + what was said, or nothing."""
+        self.session.truncate(self.start_len)
+        if spoken:
+            self.session.append({"role": "user", "content": self.ctx.text})
+            self.session.append({"role": "assistant", "content": spoken})
+
+    def abandon(self) -> None:
+        """The stream was closed before the end: treat as cancelled."""
+        self.stop.set()
+        self._settle_cancelled(" ".join(self.spoken))
+        self.finished = True
+
+
+class _Overflow(Exception):
+    pass
+
+
+class _BackendFailed(Exception):
+    pass
+
+
+class _Job:
+    """One tool call running in its own thread; ``wait`` honours the turn's stop signal."""
+
+    def __init__(self, agent: LLMAgent, call: Any, stop: _Stop):
+        self.agent, self.call, self.stop = agent, call, stop
+        self.result: Any = None
+        self.done = threading.Event()
+        self.t0 = time.perf_counter()
+        threading.Thread(target=self._run, name=f"edgevox-agent-{call.name}", daemon=True).start()
+
+    def _timeout(self) -> float | None:
+        tool = self.agent.registry.get(self.call.name)
+        limits = [t for t in (getattr(tool, "timeout", None), self.agent.tool_timeout) if t]
+        return min(limits) if limits else None
+
+    def _run(self) -> None:
+        try:
+            self.result = self.agent.registry.dispatch(self.call.name, self.call.arguments,
+                                                       timeout=self._timeout(), call_id=self.call.id)
+        except Exception as exc:  # dispatch never raises by contract; be safe anyway
+            from edgevox.tools import ToolResult
+
+            self.result = ToolResult(name=self.call.name, arguments=self.call.arguments, ok=False,
+                                     error=f"{type(exc).__name__}: {exc}", error_type="exception",
+                                     call_id=self.call.id)
+        finally:
+            self.done.set()
+
+    def wait(self) -> Any:
+        while not self.done.wait(_POLL_S):
+            if self.stop.is_set():
+                from edgevox.tools import ToolResult
+
+                return ToolResult(name=self.call.name, arguments=self.call.arguments, ok=False,
+                                  error="cancelled before the tool finished", error_type="cancelled",  # type: ignore[arg-type]
+                                  duration_s=time.perf_counter() - self.t0, call_id=self.call.id)
+        return self.result
+
+
+def _start_call(agent: LLMAgent, call: Any, stop: _Stop) -> _Job:
+    return _Job(agent, call, stop)
+
+
+def _record(call: Any, res: Any, hop: int, dispatched: bool) -> CallRecord:
+    args = res.arguments if isinstance(res.arguments, dict) else (call.arguments or {})
+    return CallRecord(name=call.name, arguments=dict(args), result=res.value if res.ok else None,
+                      error=None if res.ok else (res.error or res.error_type or "error"),
+                      duration_s=res.duration_s, id=call.id, error_type=res.error_type, hop=hop,
+                      dispatched=dispatched and res.error_type != "cancelled")
+
+
+def _remainder(final: str, spoken: str) -> str:
+    """What ``final`` adds after the already ``spoken`` text.
+
+    Whitespace differences are ignored. If the two diverge (a hook rewrote text that was
+    already streamed), the rest of ``final`` from the point of divergence is returned:
+    a repeated word is better than a lost answer.
+    """
+    if not spoken:
+        return final.strip()
+    i = j = 0
+    while i < len(spoken) and j <= len(final):
+        if spoken[i].isspace():
+            i += 1
+            continue
+        while j < len(final) and final[j].isspace():
+            j += 1
+        if j >= len(final) or final[j] != spoken[i]:
+            break
+        i += 1
+        j += 1
+    rest = final[j:]
+    return rest if rest.strip() else ""
+

@@ -1,0 +1,37 @@
+"""SLM safety hooks: the net for what grammars cannot catch in small-model output.
+
+``default_slm_hooks()`` returns one fresh instance of each; they keep per-turn state in the
+turn context, so the same instances may serve several agents.
+
+=================  ============  =========================================================
+hook (stats name)  point(s)      catches
+=================  ============  =========================================================
+loop_guard         before_tool   the same call twice in a turn -> earlier result, then a
+                                 plain-reply hop
+placeholder_args   before_tool   "", "string", "<value>", "..." as argument values
+unknown_tool       after_llm     a call to a tool that does not exist -> list the real ones
+echo_guard         after_llm     a reply that is a JSON dump of a result or an error
+arg_shape          after_tool    schema validation errors -> one retry with a schema hint
+speakable          after_llm     markup, reasoning, code fences in the spoken reply
+=================  ============  =========================================================
+"""
+
+from __future__ import annotations
+
+from edgevox.agents.hooks import Hook
+from edgevox.agents.slm.arg_shape import ArgShapeHint, schema_hint
+from edgevox.agents.slm.echo_guard import EchoGuard
+from edgevox.agents.slm.loop_guard import LoopGuard
+from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
+from edgevox.agents.slm.speakable import SpeakableReply
+from edgevox.agents.slm.unknown_tool import UnknownToolHint
+
+__all__ = [
+    "ArgShapeHint", "EchoGuard", "LoopGuard", "PlaceholderArgs", "SpeakableReply", "UnknownToolHint",
+    "default_slm_hooks", "is_placeholder", "schema_hint",
+]
+
+
+def default_slm_hooks() -> list[Hook]:
+    """A fresh set of the six SLM safety hooks, in their intended priority order."""
+    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), EchoGuard(), ArgShapeHint(), SpeakableReply()]

@@ -1,0 +1,42 @@
+"""Speakable reply: what reaches the voice has no markup, reasoning or code fences.
+
+The parser already keeps call markup and ``<think>`` out of ``content``; this hook catches
+what is left (stray tags and special tokens, ``` fences, markdown emphasis, unclosed think
+blocks) in the final reply and, for ``run_stream``, in the text as it streams.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
+from edgevox.agents.speech import clean_markup, has_markup, strip_markup, undecided_tail
+
+
+class _CleanStream(StreamFilter):
+    """Cleans the growing text; holds back a tail that could still become markup."""
+
+    def __init__(self) -> None:
+        self.buf = ""
+        self.out = ""
+
+    def feed(self, text: str) -> str:
+        self.buf += text
+        cleaned = clean_markup(self.buf[:undecided_tail(self.buf)])
+        if not cleaned.startswith(self.out):
+            return ""  # a later rule rewrote earlier text: let the final reply settle it
+        new, self.out = cleaned[len(self.out):], cleaned
+        return new
+
+
+class SpeakableReply(Hook):
+    name = "speakable"
+    priority = 40
+
+    def stream_filter(self, ctx: TurnContext) -> StreamFilter:
+        return _CleanStream()
+
+    def after_llm(self, ctx: TurnContext, output: Any) -> HookResult | None:
+        if not output.content or not has_markup(output.content):
+            return None
+        return HookResult.replace(output.replace(content=strip_markup(output.content)), reason="markup stripped")

@@ -1,0 +1,196 @@
+"""Text helpers for what gets spoken: strip markup, spot JSON dumps, say a value aloud."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
+_STRAY_THINK = re.compile(r"</?(?:think|thinking|reasoning)>", re.IGNORECASE)
+_FENCE = re.compile(r"```[A-Za-z0-9_+\-]*[ \t]*\n?")
+_PIPE_TOKEN = re.compile(r"<\|[^<>\n]{0,64}?\|>|<\|")
+_TAG = re.compile(r"</?[A-Za-z_][A-Za-z0-9_:\-|]*(?:\s[^<>\n]{0,200})?/?>|<[|/]?[a-z_]+\|?>")
+_BRACKET_TOKEN = re.compile(r"\[/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|ARGS|CALL_ID)\]")
+_MD = re.compile(r"(\*\*|__|^#{1,6}\s+|^\s*[-*]\s+)", re.MULTILINE)
+_SPACES = re.compile(r"[ \t]+")
+_BLANKS = re.compile(r"\n{3,}")
+
+
+def clean_markup(text: str) -> str:
+    """Remove think blocks, tags, special tokens, code fences and md emphasis; keep the
+    words (inside a fence too: a model sometimes fences a plain sentence) and whitespace.
+
+    Local by construction (each rule looks at a short stretch), so cleaning a growing
+    prefix of a stream gives growing prefixes of the cleaned whole.
+    """
+    if not text:
+        return ""
+    out = _THINK.sub(" ", text)
+    out = _STRAY_THINK.sub(" ", out)
+    out = _PIPE_TOKEN.sub(" ", out)
+    out = _BRACKET_TOKEN.sub(" ", out)
+    out = _FENCE.sub("", out)
+    out = out.replace("```", "").replace("`", "")
+    out = _TAG.sub(" ", out)
+    return _MD.sub("", out)
+
+
+def strip_markup(text: str) -> str:
+    """``clean_markup`` plus tidy whitespace: the text a TTS should read.
+
+    Whole-JSON replies are the echo guard's business, not this function's.
+    """
+    out = _SPACES.sub(" ", clean_markup(text))
+    out = _BLANKS.sub("\n\n", out)
+    return "\n".join(line.strip() for line in out.splitlines()).strip()
+
+
+def undecided_tail(text: str) -> int:
+    """Index from which ``text`` could still turn into markup with more characters.
+
+    An unclosed ``<…`` or ``[…`` (short), a trailing run of ``` ` * _ # ```, or a code
+    fence whose opening line has not ended yet.
+    """
+    cut = len(text)
+    lt = text.rfind("<")
+    if lt != -1 and ">" not in text[lt:] and len(text) - lt <= 80:
+        cut = min(cut, lt)
+    lb = text.rfind("[")
+    if lb != -1 and "]" not in text[lb:] and len(text) - lb <= 20:
+        cut = min(cut, lb)
+    fence = text.rfind("```")
+    if fence != -1 and "\n" not in text[fence:]:
+        cut = min(cut, fence)
+    i = len(text)
+    while i > 0 and text[i - 1] in "`*_#":
+        i -= 1
+    return min(cut, i)
+
+
+def has_markup(text: str) -> bool:
+    """True when ``strip_markup`` would change more than whitespace."""
+    return _norm(strip_markup(text)) != _norm(text)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+_JSONISH_CHARS = set('{}[]":,')
+
+
+def json_payload(text: str) -> Any | None:
+    """The JSON value a reply consists of (fences allowed), or None if it is prose.
+
+    "Mostly JSON": the reply, without fences, decodes as a JSON object/array, or more
+    than half of its characters sit inside one ``{…}``/``[…]`` block that decodes.
+    """
+    s = text.strip()
+    if not s:
+        return None
+    s = re.sub(r"^```[A-Za-z0-9_]*\s*|\s*```$", "", s).strip()
+    for candidate in (s, _largest_block(s)):
+        if not candidate:
+            continue
+        if candidate is not s and len(candidate) < 0.5 * len(s):
+            continue
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, (dict, list)) and value:
+            return value
+    return None
+
+
+_DECODER = json.JSONDecoder()
+_FENCE_LINE = re.compile(r"```[A-Za-z0-9_]*")
+
+
+def _json_start(text: str, i: int) -> bool:
+    """Whether ``text[i]`` opens JSON rather than prose (``{"…``, ``{}``, ``[{``, ``["`` …)."""
+    rest = text[i + 1:i + 40].lstrip()
+    if text[i] == "{":
+        return rest[:1] in ('"', "}")
+    return rest[:1] in ('{', '"', "[", "]")
+
+
+def split_json(text: str) -> tuple[str, list[Any]]:
+    """Cut JSON objects/arrays out of a reply: (the prose left, the values removed).
+
+    A block that does not decode (cut off by the token limit) is removed to the end of the
+    text and reported as None. Code fences around JSON go with it.
+    """
+    s = _FENCE_LINE.sub("", text)
+    prose: list[str] = []
+    values: list[Any] = []
+    i, n = 0, len(s)
+    while i < n:
+        starts = [j for j in (s.find("{", i), s.find("[", i)) if j != -1]
+        if not starts:
+            prose.append(s[i:])
+            break
+        j = min(starts)
+        if not _json_start(s, j):
+            prose.append(s[i:j + 1])
+            i = j + 1
+            continue
+        prose.append(s[i:j])
+        try:
+            value, end = _DECODER.raw_decode(s, j)
+        except ValueError:
+            values.append(None)
+            break
+        values.append(value)
+        i = end
+    return " ".join("".join(prose).split()), values
+
+
+def _largest_block(s: str) -> str | None:
+    starts = [i for i in (s.find("{"), s.find("[")) if i >= 0]
+    if not starts:
+        return None
+    start = min(starts)
+    close = "}" if s[start] == "{" else "]"
+    end = s.rfind(close)
+    return s[start:end + 1] if end > start else None
+
+
+def is_error_payload(value: Any) -> bool:
+    """A tool-error JSON as the tools package writes it (``{"error": …, "error_type": …}``)."""
+    return isinstance(value, dict) and "error" in value and ("error_type" in value or len(value) <= 2)
+
+
+def summarise(value: Any, limit: int = 160) -> str:
+    """A tool value said aloud: ``{"temp_c": 21, "sky": "sunny"}`` -> "temp c 21, sky sunny"."""
+    text = _say(value, depth=0)
+    text = " ".join(text.split())
+    if len(text) > limit:
+        cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;")
+        text = cut + " and more"
+    return text or "nothing"
+
+
+def _say(value: Any, depth: int) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        return value
+    if depth >= 2:
+        return ""
+    if isinstance(value, dict):
+        parts = []
+        for k, v in list(value.items())[:5]:
+            said = _say(v, depth + 1)
+            if said:
+                parts.append(f"{str(k).replace('_', ' ')} {said}")
+        return ", ".join(parts)
+    if isinstance(value, (list, tuple)):
+        parts = [p for p in (_say(v, depth + 1) for v in list(value)[:4]) if p]
+        return "; ".join(parts)
+    return str(value)

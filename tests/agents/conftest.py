@@ -1,0 +1,8 @@
+"""Agent tests: make the helper modules (agent_fakes, agent_tools) importable."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
