@@ -7,7 +7,7 @@ import json
 import pytest
 from jsonschema.validators import Draft202012Validator
 
-from edgevox.bfcl.data import load_cases
+from edgevox.bfcl.data import CATEGORIES, load_cases
 from edgevox.bfcl.schema import BfclSchemaError, name_map, sanitize_name, to_json_schema
 
 DOC = {
@@ -103,19 +103,7 @@ def test_function_without_parameters_gets_an_empty_object():
 
 @pytest.mark.parametrize(
     "category",
-    [
-        "simple_python",
-        "multiple",
-        "parallel",
-        "parallel_multiple",
-        "irrelevance",
-        "live_simple",
-        "live_multiple",
-        "live_parallel",
-        "live_parallel_multiple",
-        "live_irrelevance",
-        "live_relevance",
-    ],
+    list(CATEGORIES),
 )
 def test_every_real_function_converts_to_a_valid_schema(category, bfcl_data_dir):
     cases = load_cases(category, bfcl_data_dir)
