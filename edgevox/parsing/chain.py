@@ -189,6 +189,15 @@ def make_config(
     return Config(dets, tags, index, think_open, tuple(sorted(markers, key=len, reverse=True)), frozenset(triggers), always)
 
 
+def _detect_all(cfg, text: str, sink: list[Span] | None) -> list[Span]:
+    """Every configured detector on `text`, overlaps resolved; candidates go to `sink`."""
+    token = SPAN_SINK.set(sink)
+    try:
+        return resolve_overlaps([_safe_detect(d, text) for d in cfg.detectors])
+    finally:
+        SPAN_SINK.reset(token)
+
+
 def _safe_detect(det: Detector, text: str) -> list[Span]:
     try:
         spans = det.detect(text)
@@ -294,12 +303,7 @@ def analyse(
     think_open = cfg.think_open if think_open is None else think_open
     n = len(text)
     seen_raw: list[Span] = []
-    token = SPAN_SINK.set(seen_raw if want_hold else None)
-    try:
-        raw_groups = [_safe_detect(d, text) for d in cfg.detectors]
-        raw = resolve_overlaps(raw_groups)
-    finally:
-        SPAN_SINK.reset(token)
+    raw = _detect_all(cfg, text, seen_raw if want_hold else None)
     extra: list[RejectedCall] = []
     for sp in raw:
         if sp.start == sp.end == 0 and sp.items:  # a failed detector's report
@@ -333,12 +337,7 @@ def analyse(
             return not (ends_in_cut and sp.end >= m and not sp.final)
 
         seen: list[Span] = []
-        token = SPAN_SINK.set(seen if want_hold else None)
-        try:
-            groups = [_safe_detect(d, stext) for d in cfg.detectors]
-            resolved = resolve_overlaps(groups)
-        finally:
-            SPAN_SINK.reset(token)
+        resolved = _detect_all(cfg, stext, seen if want_hold else None)
         for sp in resolved:
             if not usable(sp):
                 continue
