@@ -14,7 +14,7 @@ from .._gemma import read_call
 from .._pythonic import calls_from_source
 from ..base import Detector, resolve_overlaps
 from ..types import RejectedCall, Span, ToolCall
-from .tagged import json_body
+from .tagged import json_body, tag_regions
 
 _TAGS = (("<|tool_call>", "<tool_call|>"), ("<start_function_call>", "<end_function_call>"))
 _FENCE = re.compile(r"```[ \t]*tool_code[ \t]*\r?\n")
@@ -31,19 +31,9 @@ class Gemma(Detector):
         return resolve_overlaps(groups)
 
     def _tagged(self, text: str, open_: str, close: str) -> list[Span]:
-        out: list[Span] = []
-        n = len(text)
-        pos = 0
-        while True:
-            p = text.find(open_, pos)
-            if p < 0:
-                return out
-            b = p + len(open_)
-            nxt = text.find(open_, b)
-            region_end = nxt if nxt >= 0 else n
-            sp = self._region(text, p, b, region_end, close)
-            out.append(sp)
-            pos = max(sp.end, b)
+        return tag_regions(
+            text, open_, lambda p, b, region_end: self._region(text, p, b, region_end, close)
+        )
 
     def _region(self, text: str, p: int, b: int, region_end: int, close: str) -> Span:
         """Calls after one opening tag. As for hermes, what follows the tag decides: a

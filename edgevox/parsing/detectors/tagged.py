@@ -9,6 +9,7 @@ after complete JSON, a missing closing brace when a closing tag bounds the regio
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import ClassVar
 
 from .._values import decode_at, items_from_value, scan
@@ -55,6 +56,42 @@ def json_body(text: str, i: int, bound: int, repair: bool) -> tuple[list, int | 
     return items, end, None, False
 
 
+def tag_regions(
+    text: str,
+    open_: str,
+    read_region: Callable[[int, int, int], Span],
+    body_must_follow: bool = False,
+) -> list[Span]:
+    """One span per opening tag ``open_`` in ``text``, read by ``read_region(p, b, region_end)``.
+
+    Shared by every detector whose calls follow an opening tag: each region runs from the tag
+    at ``p`` (body from ``b``) to the next opening tag or the end of the text, and scanning
+    resumes after what the reader consumed. With ``body_must_follow`` the tag counts only
+    when ``[`` follows it at once (``functools[``: the bare word may be prose); a tag at the
+    very end of the text is then a call that may still be arriving.
+    """
+    out: list[Span] = []
+    n = len(text)
+    pos = 0
+    while True:
+        p = text.find(open_, pos)
+        if p < 0:
+            return out
+        b = p + len(open_)
+        if body_must_follow:
+            if b >= n:
+                out.append(Span(p, n, [], final=False))
+                return out
+            if text[b] != "[":
+                pos = b
+                continue
+        nxt = text.find(open_, b)
+        region_end = nxt if nxt >= 0 else n
+        sp = read_region(p, b, region_end)
+        out.append(sp)
+        pos = max(sp.end, b)
+
+
 class TaggedJson(Detector):
     """Base for formats that wrap JSON in an opening tag and an optional closing tag.
 
@@ -78,26 +115,12 @@ class TaggedJson(Detector):
         return resolve_overlaps(groups)
 
     def _pair(self, text: str, open_: str, close: str | None) -> list[Span]:
-        out: list[Span] = []
-        n = len(text)
-        pos = 0
-        while True:
-            p = text.find(open_, pos)
-            if p < 0:
-                return out
-            b = p + len(open_)
-            if open_ in self.strict_open:
-                if b >= n:
-                    out.append(Span(p, n, [], final=False))
-                    return out
-                if text[b] != "[":
-                    pos = b
-                    continue
-            nxt = text.find(open_, b)
-            region_end = nxt if nxt >= 0 else n
-            sp = self._one(text, p, b, region_end, close)
-            out.append(sp)
-            pos = max(sp.end, b)
+        return tag_regions(
+            text,
+            open_,
+            lambda p, b, region_end: self._one(text, p, b, region_end, close),
+            body_must_follow=open_ in self.strict_open,
+        )
 
     def _one(self, text: str, p: int, b: int, region_end: int, close: str | None) -> Span:
         """One opening tag at ``p`` (body from ``b``, bounded by the next opening tag).
