@@ -226,6 +226,12 @@ def _think_prefix(rs: RuleSet, think: tuple[str, str] | None, pieces: set[str]) 
     return f"{block}? "
 
 
+# A reply that starts like a call in some other format -- bare JSON, a JSON list, a fenced
+# block, or blank space before one of those -- is a call that escaped the schema (small
+# models drift into a neighbouring format), so under reply_or_tool a reply may not.
+_NOT_REPLY_START = "{[` \t\r\n"
+
+
 def _tool_grammar(strategy: str, tools: Any, wire_format: str, *, think: Any,
                   parallel_tool_calls: bool, key_tools: str | None = None,
                   text_before_calls: bool = False) -> Grammar:
@@ -246,7 +252,7 @@ def _tool_grammar(strategy: str, tools: Any, wire_format: str, *, think: Any,
             reply = "reply-bare"
             body = f"({calls} | {reply})"
         else:
-            reply = avoid_rules(rs, "answer", fmt.opener, nonempty=True,
+            reply = avoid_rules(rs, "answer", fmt.opener, nonempty=True, not_first=_NOT_REPLY_START,
                                 followed_by=fmt.opener if text_before_calls else None)
             body = f"({calls} | {reply} {calls}?)" if text_before_calls else f"({calls} | {reply})"
     else:
@@ -276,8 +282,9 @@ def reply_or_tool_grammar(tools: Any, wire_format: str = "hermes", *, think: Any
     """Either a plain reply (any length, ends at EOS) or well-formed calls.
 
     The reply can never open a call: for tagged formats it never contains the opener
-    (``<tool_call>``, ``[TOOL_CALLS]``, ...), for bare JSON/pythonic formats it may not start
-    with ``{``/``[``. ``text_before_calls=True`` additionally lets prose come before the calls.
+    (``<tool_call>``, ``[TOOL_CALLS]``, ...) and may not start with ``{``, ``[``, a
+    backtick or blank space (a bare, listed or fenced JSON call in another format); for
+    bare JSON/pythonic formats it may not start with ``{``/``[``. ``text_before_calls=True`` additionally lets prose come before the calls.
     """
     return _tool_grammar("reply_or_tool", tools, wire_format, think=think,
                          parallel_tool_calls=parallel_tool_calls, text_before_calls=text_before_calls)

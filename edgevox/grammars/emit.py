@@ -101,14 +101,15 @@ def _delta(s: str, k: int, c: str) -> int:
 
 
 def avoid_rules(rs: RuleSet, hint: str, forbidden: str, *, followed_by: str | None = None,
-                nonempty: bool = False) -> str:
+                nonempty: bool = False, not_first: str = "") -> str:
     """Add rules for "any text that does not contain ``forbidden``"; return the start rule.
 
     A right-linear automaton (one rule per matched prefix length), so llama.cpp's parse
     stack stays flat however long the text gets. ``followed_by``: the literal that comes
     right after the text -- the text may then not end in a way that makes ``forbidden``
     appear *before* that literal ends (matters only for self-overlapping strings).
-    ``nonempty``: the start rule requires at least one character.
+    ``nonempty``: the start rule requires at least one character. ``not_first``
+    (with ``nonempty``): characters the text may not begin with.
     """
     if not forbidden:
         raise ValueError("forbidden string must not be empty")
@@ -127,14 +128,14 @@ def avoid_rules(rs: RuleSet, hint: str, forbidden: str, *, followed_by: str | No
                 return idx == len(followed_by) - 1
         return True
 
-    def alternatives(k: int) -> list[str]:
+    def alternatives(k: int, excluded: str = "") -> list[str]:
         by_target: dict[int, list[str]] = {}
-        special = []  # characters that do not simply fall back to state 0
+        special = list(excluded)  # characters that do not simply fall back to state 0
         for ch in chars:
             j = _delta(forbidden, k, ch)
             if j != 0:
                 special.append(ch)
-                if j < m:
+                if j < m and ch not in excluded:
                     by_target.setdefault(j, []).append(ch)
         alts = [f"{char_class(''.join(special), negated=True)} {names[0]}"]
         for j in sorted(by_target):
@@ -149,5 +150,5 @@ def avoid_rules(rs: RuleSet, hint: str, forbidden: str, *, followed_by: str | No
             alts.append('""')
         rs.define(names[k], " | ".join(alts))
     if nonempty:
-        rs.define(start, " | ".join(alternatives(0)))
+        rs.define(start, " | ".join(alternatives(0, not_first)))
     return start

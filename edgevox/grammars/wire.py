@@ -49,8 +49,15 @@ _FORMATS = [
     WireFormat("functionary", "json", "<function=", '<function=f>{"a": 1}</function>'),
     WireFormat("qwen3_coder", "json", "<tool_call>",
                "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"),
+    # Not a template's format but what small instruct/coder models write when asked for a
+    # JSON list of calls (Qwen2.5-Coder-0.5B: 97 % of its BFCL answers); a grammar in this
+    # format constrains the calls the model actually makes.
+    WireFormat("json_fenced", "json", "```json",
+               '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```'),
 ]
 WIRE_FORMATS: dict[str, WireFormat] = {f.name: f for f in _FORMATS}
+# formats whose call is a {"name": ..., "arguments"/"parameters": {...}} object
+_JSON_OBJECT_CALLS = ("hermes", "mistral", "xlam", "granite", "phi4", "llama32_json", "json_fenced")
 
 _PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _GEMMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
@@ -177,7 +184,7 @@ def _qc_raw(rs: RuleSet) -> str:
 def _one_call(fmt: WireFormat, name: str, args: str) -> str:
     """One call (one list item for list formats)."""
     n = fmt.name
-    if n in ("hermes", "mistral", "xlam", "granite", "phi4", "llama32_json"):
+    if n in _JSON_OBJECT_CALLS:
         key = "parameters" if n == "llama32_json" else "arguments"
         head = lit('{"name": ' + json.dumps(name, ensure_ascii=False) + ', "' + key + '": ')
         obj = f'{head} {args} "}}"'
@@ -211,6 +218,7 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
     item = items[0] if len(items) == 1 else rs.add("call-item", " | ".join(items))
     n = fmt.name
     list_wrap = {"mistral": ('"[TOOL_CALLS]["', '"]"'), "xlam": ('"["', '"]"'),
+                 "json_fenced": ('"```json\\n["', '"]\\n```"'),
                  "pythonic": ('"["', '"]"'), "granite": ('"<|tool_call|>["', '"]"'),
                  "phi4": ('"<|tool_call|>["', '"]<|/tool_call|>"')}
     sep = {"hermes": '"\\n"', "qwen3_coder": '"\\n"', "tool_code": '"\\n"', "functionary": '"\\n"?',
@@ -287,7 +295,7 @@ def render_tool_calls(calls: Sequence[Any], wire_format: str) -> str:
     def js(v: Any) -> str:
         return json.dumps(v, ensure_ascii=False)
 
-    if n in ("hermes", "mistral", "xlam", "granite", "phi4", "llama32_json"):
+    if n in _JSON_OBJECT_CALLS:
         key = "parameters" if n == "llama32_json" else "arguments"
         objs = [f'{{"name": {js(name)}, "{key}": {js(dict(a))}}}' for name, a in pairs]
         if n == "hermes":
@@ -296,6 +304,7 @@ def render_tool_calls(calls: Sequence[Any], wire_format: str) -> str:
             return "; ".join(objs)
         body = "[" + ", ".join(objs) + "]"
         return {"mistral": "[TOOL_CALLS]" + body, "xlam": body, "granite": "<|tool_call|>" + body,
+                "json_fenced": "```json\n" + body + "\n```",
                 "phi4": "<|tool_call|>" + body + "<|/tool_call|>"}[n]
     if n in ("pythonic", "tool_code"):
         items = [f"{name}(" + ", ".join(f"{k}={_py(v)}" for k, v in a.items()) + ")" for name, a in pairs]

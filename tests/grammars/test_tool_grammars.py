@@ -98,6 +98,7 @@ def test_exact_hermes_text():
     ("tool_code", '```tool_code\nadd_todo(items=["milk", "eggs"], priority=2)\n```'),
     ("phi4", '<|tool_call|>[{"name": "get_time", "arguments": {}}]<|/tool_call|>'),
     ("functionary", '<function=play_music>{"query": "jazz", "mode": null}</function>'),
+    ("json_fenced", '```json\n[{"name": "get_time", "arguments": {}}, {"name": "get_time", "arguments": {}}]\n```'),
     ("qwen3_coder", "<tool_call>\n<function=get_weather>\n<parameter=city>\nNew York\n</parameter>\n"
                     "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"),
 ])
@@ -232,6 +233,9 @@ def test_reply_cannot_open_a_call(fmt):
     assert not g.matches(opener + " something")          # not at the start
     assert not g.matches("Let me check. " + opener + "x")  # nor later: every call is constrained
     assert g.matches("Let me check. " + opener[:-1])     # a near miss is fine
+    for call_shaped in ('{"name": "get_time"}', '[{"name": "get_time"}]', '```json\n{}\n```', "```\nx", " {",
+                        "\nHello"):
+        assert not g.matches(call_shaped), call_shaped  # a call in another format is no reply
     tb = reply_or_tool_grammar(TOOLS, fmt, text_before_calls=True)
     call = render_tool_calls([("get_time", {})], fmt)
     assert tb.matches("Let me check. " + call)
