@@ -11,6 +11,7 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,7 @@ def _split(value: str | None) -> list[str]:
 
 def _run_run(args: argparse.Namespace) -> int:
     from edgevox.bfcl.data import BfclDataError, load_cases
-    from edgevox.bfcl.report import markdown_table, read_records, summarize, write_summary
+    from edgevox.bfcl.report import read_records
     from edgevox.bfcl.runner import EdgeVoxEngine, PeerEngine, RunConfigError, run_cases
 
     if args.peer and args.policy not in (None, "auto"):
@@ -190,10 +191,7 @@ def _run_run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        records = [existing[c.id] for c in cases]
-        write_summary(records, args.out)
-        summary = summarize(records)
-        print(json.dumps(summary, indent=2) if args.json else markdown_table(summary))
+        _write_and_print_summary([existing[c.id] for c in cases], args)
         return 0
     reuse = None
     if args.reuse:
@@ -241,10 +239,22 @@ def _run_run(args: argparse.Namespace) -> int:
             engine.close()
     desc = engine.describe()
     title = f"{desc['model']} · {desc['engine']} · {desc['preset']} · policy {desc['policy']}"
+    _write_and_print_summary(records, args, title)
+    return 0
+
+
+def _write_and_print_summary(
+    records: Sequence[Mapping[str, Any]], args: argparse.Namespace, title: str | None = None
+) -> None:
+    """Write ``<out>.summary.{json,md}`` and print the summary (JSON with ``--json``).
+
+    One ending for ``run``, whether it generated records or only resumed a finished file.
+    """
+    from edgevox.bfcl.report import markdown_table, summarize, write_summary
+
     write_summary(records, args.out, title)
     summary = summarize(records)
     print(json.dumps(summary, indent=2) if args.json else markdown_table(summary, title))
-    return 0
 
 
 def _add_replay(commands: Any) -> None:
