@@ -110,6 +110,13 @@ def _add_run(commands: Any) -> None:
         "(default: the template's own)",
     )
     run.add_argument(
+        "--wire-format",
+        metavar="FORMAT",
+        help="write the grammar in this call format instead of the preset's (e.g. json_fenced: "
+        "a ```json list of calls, what small models write when asked for a JSON list); "
+        "the preset's parser chain still reads the output",
+    )
+    run.add_argument(
         "--reuse",
         metavar="AUTO.jsonl",
         help="with a grammar policy: reuse outputs of this policy-auto run (same model, preset, "
@@ -178,6 +185,7 @@ def _run_run(args: argparse.Namespace) -> int:
             wanted["preset"] = args.preset
         if not args.peer:
             wanted["abstain"] = args.abstain
+            wanted["wire_format"] = args.wire_format
         clash = [
             k
             for r in existing.values()
@@ -226,6 +234,7 @@ def _run_run(args: argparse.Namespace) -> int:
                 reuse=reuse,
                 threads=args.threads,
                 abstain=args.abstain,
+                wire_format=args.wire_format,
             )
             engine.reuse = {
                 k: v for k, v in engine.reuse.items() if v.get("preset") == engine.preset.name

@@ -94,8 +94,10 @@ def replay_file(path: str | Path, *, data_dir: str | Path | None = None) -> Repl
 
 
 def group_key(record: Mapping[str, Any]) -> str:
-    """``engine/preset/policy[/system][/abstain]``: how the baseline file groups accuracies."""
+    """``engine/preset/policy[+wire_format][/system][/abstain]``: how the baseline file
+    groups accuracies (``+wire_format`` when the grammar's format is not the preset's)."""
     key = f"{record.get('engine', 'edgevox')}/{record.get('preset')}/{record.get('policy')}"
+    key += f"+{record['wire_format']}" if record.get("wire_format") else ""
     key += f"/{record['system']}" if record.get("system") else ""
     return key + ("/abstain" if record.get("abstain") else "")
 

@@ -41,7 +41,7 @@ __all__ = [
     "score_peer",
 ]
 
-POLICIES = ("auto", "reply_or_tool", "reply_or_tool_strict", "required")
+POLICIES = ("auto", "reply_or_tool", "required")
 
 #: Named system prompts for ``--system``; anything else given there is used verbatim.
 #: "none" keeps the template's own default system text.
@@ -212,27 +212,6 @@ def _messages(case: Case, system: str | None) -> list[dict[str, Any]]:
     return msgs
 
 
-_ANSWER_FIRST = "answer-first ::= [^<] answer"
-# A reply may not begin like a call in another format: "{", "[", a ``` fence or blank space.
-_STRICT_FIRST = "answer-first ::= [^<{\\[`\\x20\\t\\r\\n] answer"
-
-
-def strict_reply(grammar: Any) -> Any:
-    """``reply_or_tool`` whose reply cannot start with a bare or fenced JSON call.
-
-    Why: Qwen2.5-Coder answers in ```json fences, which the plain reply branch lets
-    through unchecked (hallucinated keys, wrong types). Closing that door leaves the
-    schema-checked ``<tool_call>`` branch as the only way to call. Works on the hermes
-    family's grammar text (``answer-first`` rule); other formats raise GrammarError.
-    """
-    from edgevox.grammars import GrammarError, gbnf_grammar
-
-    text = grammar.gbnf
-    if _ANSWER_FIRST not in text:
-        raise GrammarError("strict reply needs a tagged wire format (no answer-first rule)")
-    return gbnf_grammar(text.replace(_ANSWER_FIRST, _STRICT_FIRST, 1))
-
-
 class EdgeVoxEngine:
     """Model's own template + policy grammar; the parser chain runs in :func:`score_edgevox`."""
 
@@ -251,9 +230,17 @@ class EdgeVoxEngine:
         reuse: Mapping[str, Mapping[str, Any]] | None = None,
         threads: int | None = None,
         abstain: bool = False,
+        wire_format: str | None = None,
     ) -> None:
         if policy not in POLICIES:
             raise RunConfigError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        if wire_format is not None:
+            from edgevox.grammars.wire import get_format
+
+            try:
+                get_format(wire_format)
+            except ValueError as exc:
+                raise RunConfigError(str(exc)) from None
         from edgevox.llm import load_model
 
         self.model, self.policy, self.system, self.max_tokens = model, policy, system, max_tokens
@@ -266,6 +253,9 @@ class EdgeVoxEngine:
         self._cache: Any = None
         self.reuse = dict(reuse or {})
         self.abstain = abstain
+        # the grammar's call format when it is not the preset's (e.g. json_fenced for a
+        # model that writes fenced JSON lists); the preset's parser chain still reads it
+        self.wire_format = wire_format
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -276,6 +266,7 @@ class EdgeVoxEngine:
             "system": self.system,
             "max_tokens": self.max_tokens,
             "abstain": self.abstain,
+            **({"wire_format": self.wire_format} if self.wire_format else {}),
         }
 
     def grammar(self, tools: list[dict[str, Any]]) -> Any:
@@ -286,14 +277,12 @@ class EdgeVoxEngine:
 
         if self._cache is None:
             self._cache = GrammarCache(maxsize=256)
-        strict = self.policy == "reply_or_tool_strict"
-        grammar = self._cache.get(
-            "reply_or_tool" if strict else self.policy,
+        return self._cache.get(
+            self.policy,
             tools,
-            self.preset.wire_format,
+            self.wire_format or self.preset.wire_format,
             parallel_tool_calls=True,
         )
-        return strict_reply(grammar) if strict else grammar
 
     def answer(self, case: Case) -> dict[str, Any]:
         from edgevox.grammars import GrammarError
@@ -468,7 +457,7 @@ class PeerEngine:
             close()
 
 
-_CONFIG_KEYS = ("engine", "model", "preset", "policy", "system", "abstain")
+_CONFIG_KEYS = ("engine", "model", "preset", "policy", "system", "abstain", "wire_format")
 
 
 def _check_same_config(

@@ -231,13 +231,12 @@ class NoModel:
 
 def test_reuse_of_free_output_only_when_the_grammar_accepts_it(cases) -> None:
     case = cases["simple_python_1"]
-    fenced = '```json\n{"name": "math_factorial", "arguments": {"number": 5}}\n```'
-    accepted = {"raw": fenced, "finish_reason": "stop", "timings": {"total_s": 1.0}, "usage": {}}
+    accepted = {"raw": FACTORIAL, "finish_reason": "stop", "timings": {"total_s": 1.0}, "usage": {}}
     eng = EdgeVoxEngine(
         "fake", policy="reply_or_tool", backend=NoModel(), reuse={case.id: accepted}
     )
     out = eng.answer(case)
-    assert out["raw"] == fenced and out["reused"]
+    assert out["raw"] == FACTORIAL and out["reused"]
     # a call with a parameter the schema does not have: the grammar rejects it -> generate
     bad = FACTORIAL.replace('"number"', '"n"')
     eng = EdgeVoxEngine(
@@ -245,6 +244,26 @@ def test_reuse_of_free_output_only_when_the_grammar_accepts_it(cases) -> None:
     )
     with pytest.raises(AssertionError, match="not expected"):
         eng.answer(case)
+
+
+def test_fenced_calls_are_no_reply_but_a_json_fenced_grammar_reads_them(cases) -> None:
+    case = cases["simple_python_1"]
+    fenced = '```json\n[{"name": "math_factorial", "arguments": {"number": 5}}]\n```'
+    record = {"raw": fenced, "finish_reason": "stop", "timings": {"total_s": 1.0}, "usage": {}}
+    # under the preset's hermes grammar a fenced call is not a legal reply: generate again
+    eng = EdgeVoxEngine("fake", policy="reply_or_tool", backend=NoModel(), reuse={case.id: record})
+    with pytest.raises(AssertionError, match="not expected"):
+        eng.answer(case)
+    # a grammar in the format the model writes accepts it, and the preset's chain reads it
+    eng = EdgeVoxEngine("fake", policy="reply_or_tool", backend=NoModel(), reuse={case.id: record},
+                        wire_format="json_fenced")
+    out = eng.answer(case)
+    assert out["raw"] == fenced and out["reused"]
+    assert eng.describe()["wire_format"] == "json_fenced"
+    scored = eng.score(case, out)
+    assert scored["valid"], scored["verdict"]
+    with pytest.raises(RunConfigError, match="unknown wire format"):
+        EdgeVoxEngine("fake", policy="reply_or_tool", backend=NoModel(), wire_format="nope")
 
 
 @pytest.mark.model
