@@ -217,8 +217,9 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
         items.append(rs.add(f"{prefix}-call", _one_call(fmt, name, args)))
     item = items[0] if len(items) == 1 else rs.add("call-item", " | ".join(items))
     n = fmt.name
+    if n == "json_fenced":
+        return rs.add("calls", _fenced_calls(rs, item, parallel))
     list_wrap = {"mistral": ('"[TOOL_CALLS]["', '"]"'), "xlam": ('"["', '"]"'),
-                 "json_fenced": ('"```json\\n["', '"]\\n```"'),
                  "pythonic": ('"["', '"]"'), "granite": ('"<|tool_call|>["', '"]"'),
                  "phi4": ('"<|tool_call|>["', '"]<|/tool_call|>"')}
     sep = {"hermes": '"\\n"', "qwen3_coder": '"\\n"', "tool_code": '"\\n"', "functionary": '"\\n"?',
@@ -232,6 +233,15 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
         open_, close = list_wrap[n]
         seq = f"{open_} {seq} {close}"
     return rs.add("calls", seq)
+
+
+def _fenced_calls(rs: RuleSet, item: str, parallel: bool) -> str:
+    """A ```json fence around one call object or a list of them, one per line or inline --
+    the layouts models write, so the grammar does not push them off their own style."""
+    rs.add("fence-nl", '"\\n" " "{0,4}')
+    listed = f'"[" fence-nl? {item} ("," (fence-nl | " ") {item})* "\\n"? "]"' if parallel \
+        else f'"[" fence-nl? {item} "\\n"? "]"'
+    return f'"```json\\n" ({item} | {listed}) "\\n```"'
 
 
 # -- rendering ---------------------------------------------------------------------------------
