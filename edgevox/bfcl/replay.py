@@ -75,7 +75,7 @@ def replay_records(
                 abstain=bool(r.get("abstain")),
             )
         else:
-            scored = score_peer(case, r.get("raw") or "", r.get("tool_calls"))
+            scored = score_peer(case, r.get("raw") or "", r.get("tool_calls"), r.get("finish_reason"))
         new = {**r, **scored}
         if new["valid"] and not r.get("valid"):
             result.fixed.append(case.id)

@@ -159,9 +159,21 @@ def score_edgevox(
 
 
 def score_peer(
-    case: Case, raw: str, tool_calls: Sequence[Mapping[str, Any]] | None
+    case: Case,
+    raw: str,
+    tool_calls: Sequence[Mapping[str, Any]] | None,
+    finish_reason: str | None = None,
 ) -> dict[str, Any]:
-    """Check llama-cpp-python's structured ``tool_calls`` (arguments are JSON strings)."""
+    """Check llama-cpp-python's structured ``tool_calls`` (arguments are JSON strings).
+
+    A case stopped at the time limit fails whatever the category: "no call" after minutes
+    of generating is not an abstention a user would get.
+    """
+    if finish_reason == "timeout":
+        return {"calls": [], "rejected": [], "parse_failed": False, "valid": False,
+                "error_type": "timeout",
+                "verdict": {"valid": False, "error_type": "timeout",
+                            "message": "stopped at the per-case time limit"}}
     calls: list[dict[str, Any]] = []
     bad: list[str] = []
     for tc in tool_calls or []:
@@ -371,6 +383,24 @@ def _model_path(model: str) -> str:
     return str(ensure_model(model)) if model in MODELS else str(Path(model).expanduser())
 
 
+def _set_abort_callback(llm: Any, should_abort: Any) -> Any:
+    """Make ``llama_decode`` on ``llm`` fail (llama-cpp-python raises RuntimeError) once
+    ``should_abort()`` is true. Exceptions cannot cross ctypes callbacks, so this is how a
+    generation inside llama-cpp-python's own handlers is stopped. Returns the callback
+    object, which must stay referenced while the context lives."""
+    import ctypes
+
+    import llama_cpp
+    import llama_cpp.llama_cpp as lib
+
+    fn = lib._lib.llama_set_abort_callback
+    fn.argtypes = [ctypes.c_void_p, llama_cpp.ggml_abort_callback, ctypes.c_void_p]
+    fn.restype = None
+    callback = llama_cpp.ggml_abort_callback(lambda _data: bool(should_abort()))
+    fn(llm._ctx.ctx, callback, None)
+    return callback
+
+
 class PeerEngine:
     """llama-cpp-python's own tool calling on the same GGUF (a separate Llama instance)."""
 
@@ -385,6 +415,7 @@ class PeerEngine:
         n_ctx: int = 4096,
         chat_format: str = "chatml-function-calling",
         threads: int | None = None,
+        time_limit_s: float = 120.0,
     ) -> None:
         from llama_cpp import Llama
 
@@ -396,6 +427,9 @@ class PeerEngine:
             max_tokens,
             chat_format,
         )
+        # chatml-function-calling loops over further calls with max_tokens=None, so one case
+        # can generate up to the context size under the slow grammar path: bound it
+        self.time_limit_s = time_limit_s
         self.llm = Llama(
             model_path=_model_path(model),
             chat_format=chat_format,
@@ -404,6 +438,8 @@ class PeerEngine:
             seed=0,
             verbose=False,
         )
+        self._deadline = float("inf")
+        self._abort = _set_abort_callback(self.llm, lambda: time.perf_counter() > self._deadline)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -417,6 +453,7 @@ class PeerEngine:
 
     def answer(self, case: Case) -> dict[str, Any]:
         t0 = time.perf_counter()
+        self._deadline = t0 + self.time_limit_s
         try:
             resp = self.llm.create_chat_completion(
                 messages=_messages(case, self.system),
@@ -425,6 +462,17 @@ class PeerEngine:
                 temperature=0,
                 max_tokens=self.max_tokens,
             )
+        except RuntimeError:  # llama_decode aborted by the time limit (or failed)
+            if time.perf_counter() < self._deadline:
+                raise
+            return {
+                "raw": "",
+                "tool_calls": [],
+                "finish_reason": "timeout",
+                "error": f"no answer within {self.time_limit_s:.0f} s",
+                "timings": {"total_s": time.perf_counter() - t0},
+                "usage": {},
+            }
         except ValueError as exc:  # prompt longer than the context window, bad grammar
             return {
                 "raw": "",
@@ -449,7 +497,7 @@ class PeerEngine:
         }
 
     def score(self, case: Case, out: Mapping[str, Any]) -> dict[str, Any]:
-        return score_peer(case, out["raw"], out.get("tool_calls"))
+        return score_peer(case, out["raw"], out.get("tool_calls"), out.get("finish_reason"))
 
     def close(self) -> None:
         close = getattr(self.llm, "close", None)

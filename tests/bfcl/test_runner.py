@@ -123,6 +123,30 @@ def test_peer_structured_calls(cases) -> None:
     assert not bad["valid"] and bad["parse_failed"]
 
 
+def test_peer_timeout_fails_even_irrelevance(cases) -> None:
+    case = cases["irrelevance_0"]
+    assert score_peer(case, "", [])["valid"]  # no call is right here ...
+    timed_out = score_peer(case, "", [], "timeout")  # ... but not after the time limit
+    assert not timed_out["valid"] and timed_out["error_type"] == "timeout"
+
+
+@pytest.mark.model
+@pytest.mark.timeout(120)
+def test_peer_time_limit_on_the_real_model(cases, qwen_path) -> None:
+    from edgevox.bfcl.runner import PeerEngine
+
+    eng = PeerEngine(str(qwen_path), threads=2, time_limit_s=0.0, n_ctx=2048)
+    try:
+        out = eng.answer(cases["simple_python_1"])
+        eng.time_limit_s = 120.0  # the aborted decode left the context usable
+        again = eng.answer(cases["simple_python_1"])
+    finally:
+        eng.close()
+    assert out["finish_reason"] == "timeout" and "within 0 s" in out["error"]
+    assert eng.score(cases["simple_python_1"], out)["error_type"] == "timeout"
+    assert again["finish_reason"] != "timeout" and again["tool_calls"], again
+
+
 class FakeEngine:
     """Answers every case with the same text; counts calls."""
 
