@@ -111,7 +111,12 @@ def _merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
 class SchemaCompiler:
     """Turns (sub)schemas into GBNF expressions, adding helper rules to ``rules``."""
 
-    def __init__(self, rules: RuleSet, style: str, prefix: str, root_schema: Any) -> None:
+    def __init__(self, rules: RuleSet, style: str, prefix: str, root_schema: Any, *,
+                 canonical: bool = False) -> None:
+        """``canonical``: JSON/Python spacing fixed the way ``json.dumps`` writes it -- one
+        space after ``:`` and ``,``, none inside brackets -- instead of 0 or 1 space. Tool
+        calls use it: models write calls that way, and fixed spacing turns keys and
+        punctuation into forced text that fast-forward can skip."""
         if style not in STYLES:
             raise ValueError(f"unknown value style {style!r}; expected one of {STYLES}")
         self.rs = rules
@@ -121,6 +126,10 @@ class SchemaCompiler:
         self._refs: dict[str, str] = {}
         self._depth = 0
         self.ws = "" if style == "gemma" else "json-ws"
+        fixed = canonical and style != "gemma"
+        self.pad = "" if fixed else self.ws              # after "{" / "[", before "}" / "]"
+        self.sep = '", "' if fixed else f'"," {self.ws}'.strip()
+        self.colon = '": "' if fixed else ('":"' if style == "gemma" else '":" json-ws')
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -187,14 +196,14 @@ class SchemaCompiler:
         raise self._err(f"unsupported literal {v!r}", where)
 
     def literal(self, v: Any, where: str) -> str:
-        sep = f'"," {self.ws}'.strip()
+        sep = self.sep
         if isinstance(v, list):
             inner = f" {sep} ".join(self.literal(x, where) for x in v)
-            return "(" + " ".join(p for p in ('"["', self.ws, inner, self.ws, '"]"') if p) + ")"
+            return "(" + " ".join(p for p in ('"["', self.pad, inner, self.pad, '"]"') if p) + ")"
         if isinstance(v, Mapping):
             inner = f" {sep} ".join(f"{self.key_literal(str(k), where)} {self.literal(x, where)}"
                                     for k, x in v.items())
-            return "(" + " ".join(p for p in ('"{"', self.ws, inner, self.ws, '"}"') if p) + ")"
+            return "(" + " ".join(p for p in ('"{"', self.pad, inner, self.pad, '"}"') if p) + ")"
         return lit(self.render_scalar(v, where))
 
     def key_literal(self, key: str, where: str) -> str:
@@ -203,6 +212,8 @@ class SchemaCompiler:
             if not _GEMMA_KEY.match(key):
                 raise self._err(f"key {key!r} cannot be written bare (Gemma writes keys unquoted)", where)
             return lit(key + ":")
+        if self.colon == '": "':
+            return lit(json.dumps(key, ensure_ascii=False) + ": ")
         return f"{lit(json.dumps(key, ensure_ascii=False) + ':')} json-ws"
 
     # -- values -----------------------------------------------------------------------------
@@ -334,8 +345,8 @@ class SchemaCompiler:
         return self.rs.add(f"{hint}-str", f'"\\"" {_CHAR[self.style]}{_quant(lo, hi)} "\\""')
 
     def _array(self, schema: Mapping[str, Any], hint: str) -> str:
-        sep = f'"," {self.ws}'.strip()
-        open_, close = f'"[" {self.ws}'.strip(), f'{self.ws} "]"'.strip()
+        sep = self.sep
+        open_, close = f'"[" {self.pad}'.strip(), f'{self.pad} "]"'.strip()
         prefix = schema.get("prefixItems")
         items = schema.get("items", True)
         if prefix is None and isinstance(items, list):
@@ -404,12 +415,11 @@ class SchemaCompiler:
             kvs.append((kv, req))
         extra_kv = None
         if extra is not None:
-            key_rule = {"json": 'json-string ":" json-ws', "python": 'py-string ":" json-ws',
-                        "gemma": 'gm-key ":"'}[self.style]
+            key_rule = {"json": "json-string", "python": "py-string", "gemma": "gm-key"}[self.style] \
+                + " " + self.colon
             extra_kv = self.rs.add(f"{hint}-extra-kv", f"{key_rule} {self.value(extra, f'{hint}-extra')}")
-        sep = f'"," {self.ws}'.strip()
-        body = members(kvs, sep, extra_kv)
-        text = " ".join(p for p in ('"{"', self.ws, body, self.ws, '"}"') if p)
+        body = members(kvs, self.sep, extra_kv)
+        text = " ".join(p for p in ('"{"', self.pad, body, self.pad, '"}"') if p)
         return self.rs.add(hint, text)
 
     def top_object(self, schema: Any, hint: str) -> tuple[list[tuple[str, bool, Any]], Any]:

@@ -133,7 +133,7 @@ def _args(fmt: WireFormat, comp: SchemaCompiler, rs: RuleSet, params: Any, hint:
     """The argument part of one call, in the format's own syntax."""
     if fmt.style == "json" and fmt.name != "qwen3_coder":
         if params is None:
-            return '"{" json-ws "}"'
+            return '"{}"'
         s = comp.resolve(params, hint)
         if isinstance(s, Mapping):
             t = s.get("type", "object")
@@ -168,7 +168,7 @@ def _args(fmt: WireFormat, comp: SchemaCompiler, rs: RuleSet, params: Any, hint:
     if fmt.style == "python":
         extra_kv = None if extra is None else rs.add(
             f"{hint}-extra-kv", f'py-ident "=" {comp.value(extra, f"{hint}-extra")}')
-        return members(kvs, '"," json-ws', extra_kv) or '""'
+        return members(kvs, comp.sep, extra_kv) or '""'
     extra_kv = None if extra is None else rs.add(
         f"{hint}-extra-kv", f'gm-key ":" {comp.value(extra, f"{hint}-extra")}')
     body = members(kvs, '","', extra_kv)
@@ -212,7 +212,7 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
     for i, (name, params) in enumerate(tools):
         _check_name(fmt, name)
         prefix = f"t{i}-{name}"
-        comp = SchemaCompiler(rs, fmt.style, prefix, params)
+        comp = SchemaCompiler(rs, fmt.style, prefix, params, canonical=True)
         args = _args(fmt, comp, rs, params, f"{prefix}-args")
         items.append(rs.add(f"{prefix}-call", _one_call(fmt, name, args)))
     item = items[0] if len(items) == 1 else rs.add("call-item", " | ".join(items))
@@ -223,7 +223,7 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
                  "pythonic": ('"["', '"]"'), "granite": ('"<|tool_call|>["', '"]"'),
                  "phi4": ('"<|tool_call|>["', '"]<|/tool_call|>"')}
     sep = {"hermes": '"\\n"', "qwen3_coder": '"\\n"', "tool_code": '"\\n"', "functionary": '"\\n"?',
-           "gemma": "", "llama32_json": '";" json-ws'}.get(n, '"," json-ws')
+           "gemma": "", "llama32_json": '";" json-ws'}.get(n, '", "')
     more = f"({sep} {item})*".replace("( ", "(") if parallel else ""
     # Newline-separated formats: a newline after the last call is allowed, so a model that
     # habitually ends with "\n" before EOS is not forced into one more call.

@@ -84,8 +84,12 @@ def test_exact_hermes_text():
     assert not g.matches(text + "\n\n")             # ... nothing else may follow the last call
     assert not g.matches(text + " ")
     assert not g.matches(text.replace("\n{", "{"))  # the format's newlines are fixed
-    assert g.matches(text.replace('"city": "Paris"', '"city":"Paris"'))  # 0 or 1 space
-    assert not g.matches(text.replace('"city": "Paris"', '"city":  "Paris"'))  # bounded whitespace
+    # spacing is json.dumps's: one space after ":" and ",", none inside the braces
+    assert not g.matches(text.replace('"city": "Paris"', '"city":"Paris"'))
+    assert not g.matches(text.replace('"city": "Paris"', '"city":  "Paris"'))
+    assert not g.matches(text.replace('{"city"', '{ "city"'))
+    two = text.replace('"Paris"}', '"Paris", "unit": "celsius"}')
+    assert g.matches(two) and not g.matches(two.replace(', "unit"', ',"unit"'))
 
 
 @pytest.mark.parametrize("fmt,text", [

@@ -44,8 +44,9 @@ _SPECIAL = b"\xff"  # llguidance's marker for special tokens (never matched by g
 _OPTIONS = '%llguidance {"no_forcing": true}'
 
 
-def build_tokenizer(llm: Any, eog: Sequence[int]) -> Any:
-    """An ``llguidance.LLTokenizer`` over a llama.cpp vocabulary (about one second)."""
+def build_tokenizer(llm: Any, eog: Sequence[int]) -> tuple[Any, np.ndarray]:
+    """An ``llguidance.LLTokenizer`` over a llama.cpp vocabulary (about one second), and
+    each token's length in bytes."""
     import llama_cpp
     from llguidance import LLTokenizer
 
@@ -68,8 +69,12 @@ def build_tokenizer(llm: Any, eog: Sequence[int]) -> Any:
             piece = _SPECIAL + b"<|edgevox_hidden_%d|>" % tok
         pieces.append(piece)
     fptr = ctypes.cast(llama_cpp.llama_cpp._lib.llama_tokenize, ctypes.c_void_p).value
-    return LLTokenizer.from_llamacpp(tokens=pieces, vocab_ptr=vocab, tokenize_fptr=fptr,
-                                     eos_token=sorted(eog_set), slices=None)
+    tokenizer = LLTokenizer.from_llamacpp(tokens=pieces, vocab_ptr=vocab, tokenize_fptr=fptr,
+                                          eos_token=sorted(eog_set), slices=None)
+    # bytes per token as grammar text; special tokens count as unbounded (never a prefix)
+    lengths = np.fromiter((1 << 20 if p[:1] == _SPECIAL else len(p) for p in pieces),
+                          dtype=np.int64, count=len(pieces))
+    return tokenizer, lengths
 
 
 def _limits() -> Any:
@@ -120,8 +125,10 @@ class LLGuidanceMatcher(Matcher):
 
     def __init__(self, matcher: Any, n_vocab: int, eog: frozenset[int], tokenizer: Any = None,
                  markers: dict[bytes, int] | None = None,
-                 fallback: Callable[[], Matcher] | None = None):
+                 fallback: Callable[[], Matcher] | None = None,
+                 token_lengths: np.ndarray | None = None):
         self._m = matcher
+        self._lengths = token_lengths
         self._markers = markers or {}
         self.n_vocab = n_vocab
         self.eog = eog
@@ -226,9 +233,43 @@ class LLGuidanceMatcher(Matcher):
             rest = rest[pos + len(piece):]
         if rest:
             recent = (self._history + toks)[-8:]
-            tail, _held = self._tokenizer.tokenize_partial(rest, recent_tokens=recent)
+            tail, held = self._tokenizer.tokenize_partial(rest, recent_tokens=recent)
             toks.extend(int(t) for t in tail)
+            if held and self._m.validate_tokens(toks) == len(toks):
+                return toks + self._held_tokens(toks, bytes(held))
         return toks[: self._m.validate_tokens(toks)] if toks else []
+
+    def _held_tokens(self, ahead: list[int], held: bytes) -> list[int]:
+        """Tokens for forced bytes that ``tokenize_partial`` held back because later text
+        could merge with them (`` "`` before a name, `` {"`` before a key).
+
+        The grammar knows what may follow: when no token it allows at this point is longer
+        than the held bytes, no token can cross their end, so the model's next tokens spell
+        exactly them -- taken one token at a time, each re-checked the same way.
+        """
+        if self._lengths is None or not held:
+            return []
+        m, out = self._m, []
+        if ahead and not m.consume_tokens(ahead):
+            return []
+        try:
+            while held:
+                m.unsafe_compute_mask_ptr(self._bits.ctypes.data, self._bits.nbytes)
+                if m.is_error():
+                    break
+                allowed = np.flatnonzero(np.unpackbits(self._bits.view(np.uint8), bitorder="little")
+                                         [: self.n_vocab])
+                if not len(allowed) or (self._lengths[allowed] > len(held)).any():
+                    break
+                first = int(self._tokenizer.tokenize_bytes(held)[0])
+                piece = self._tokenizer.decode_bytes([first])
+                if not held.startswith(piece) or m.validate_tokens([first]) != 1 or not m.consume_token(first):
+                    break
+                out.append(first)
+                held = held[len(piece):]
+        finally:
+            m.rollback(len(ahead) + len(out))
+        return out
 
     def is_accepting(self) -> bool:
         if self._delegate is not None:
@@ -263,7 +304,7 @@ class LLGuidanceEngine(MaskEngine):
         eog = [t for t in range(n) if llama_cpp.llama_vocab_is_eog(vocab, t)]
         super().__init__(n, eog)
         t0 = time.perf_counter()
-        self.tokenizer = build_tokenizer(llm, eog)
+        self.tokenizer, self.token_lengths = build_tokenizer(llm, eog)
         self.markers = marker_tokens(llm, self.eog)
         self.tokenizer_seconds = time.perf_counter() - t0
         self._fallback_factory = fallback
@@ -321,5 +362,5 @@ class LLGuidanceEngine(MaskEngine):
             def fallback() -> Matcher:
                 return self._fallback_engine().start(source)
         return LLGuidanceMatcher(obj.deep_copy(), self.n_vocab, self.eog, self.tokenizer, self.markers,
-                                 fallback)
+                                 fallback, self.token_lengths)
 
