@@ -31,24 +31,8 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 from typing import Any  # noqa: E402
 
-TOOLS = [
-    {"type": "function", "function": {
-        "name": "get_weather", "description": "Current weather for a city",
-        "parameters": {"type": "object", "properties": {
-            "city": {"type": "string", "description": "City name"},
-            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
-            "required": ["city"]}}},
-    {"type": "function", "function": {
-        "name": "get_time", "description": "Current time in a time zone",
-        "parameters": {"type": "object", "properties": {
-            "timezone": {"type": "string", "description": "IANA time zone, e.g. Europe/Paris"}},
-            "required": ["timezone"]}}},
-    {"type": "function", "function": {
-        "name": "set_timer", "description": "Start a countdown timer",
-        "parameters": {"type": "object", "properties": {
-            "minutes": {"type": "integer"}, "label": {"type": "string"}},
-            "required": ["minutes"]}}},
-]
+from edgevox.examples.clock_weather import TOOLS  # noqa: E402
+
 REVIEW = {"type": "object", "properties": {
     "title": {"type": "string"}, "year": {"type": "integer"},
     "summary": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}},
