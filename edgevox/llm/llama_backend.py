@@ -152,10 +152,9 @@ class LlamaBackend:
             gen = constrained_generate(self, tokens, llama_grammar, params,
                                        prefer=getattr(self, "mask_engine", "llguidance"),
                                        fast_forward=getattr(self, "fast_forward", True))
-        if budget > 0:
+        if budget > 0 and llama_grammar is None:  # the constrained loop prefills by itself
             self._prefill(tokens)
-            if llama_grammar is None:
-                gen = self.llm.generate(tokens, **params)
+            gen = self.llm.generate(tokens, **params)
         # -- end constrained decoding -------------------------------------------------------
         try:
             for tok in gen:

@@ -16,9 +16,12 @@ strings, budget, cancellation, detokenising) does not change. Per step it:
 
 Bookkeeping goes through ``Llama.eval``, which keeps ``n_tokens``/``input_ids`` and the
 KV cache in step, so llama-cpp-python's prefix reuse works for the next call exactly as
-after ``generate``. Like ``generate``, the prompt's last token is evaluated alone when the
-rest is cached (see ``LlamaBackend._prefill``), and each sampled token alone when
-nothing is forced, so logits -- and greedy output -- match ``generate`` bit for bit.
+after ``generate``. When nothing is forced, the prompt's last token is evaluated alone
+(see ``LlamaBackend._prefill``) and so is each sampled token, so logits -- and greedy
+output -- match ``generate`` bit for bit. Forced tokens change that: they are evaluated in
+a batch (the opening ones in the same batch as the uncached prompt), and llama.cpp's
+batched logits differ from single-token ones in the last bits, so a near-tie later in
+free text may break the other way than without fast-forward.
 
 A grammar with no allowed token left ends the iteration with ``finish_reason =
 "grammar_dead_end"``; an end-of-generation token is yielded and ends it too.
@@ -129,8 +132,13 @@ class ConstrainedGeneration:
         n_ctx = llm.n_ctx()
         history: list[int] = []
         pending = self._prompt_tail()  # evaluated together with any forced opening tokens
+        n_prompt = len(pending)
         if self.fast_forward:
             yield from self._forced(history, pending)
+        if len(pending) == n_prompt > 1:
+            # nothing forced: the last prompt token alone, as Llama.generate does (same logits)
+            self._eval(pending[:-1])
+            pending = pending[-1:]
         while not self.finish_reason:
             if m is not None and m.is_finished():
                 # only end-of-generation can follow: nothing left to evaluate or sample
