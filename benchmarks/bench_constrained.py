@@ -238,6 +238,8 @@ def bench_masks(backend: Any) -> dict:
 def bench_batch(backend: Any, reps: int = 5) -> dict:
     """What a decode of k tokens costs relative to one token on this machine (fast-forward
     pays off exactly as much as batched decodes are cheaper than single ones)."""
+    from edgevox.llm.threads import small_batch_threads
+
     llm = backend.llm
     toks = llm.tokenize(b"The quick brown fox jumps over the lazy dog. " * 40, add_bos=False)[:300]
     with backend.lock:
@@ -248,7 +250,8 @@ def bench_batch(backend: Any, reps: int = 5) -> dict:
             for k in cost:
                 llm.n_tokens = 200
                 t0 = time.perf_counter()
-                llm.eval(toks[200:200 + k])
+                with small_batch_threads(llm, k):  # as the constrained loop runs forced tokens
+                    llm.eval(toks[200:200 + k])
                 cost[k].append(time.perf_counter() - t0)
         llm.reset()
     one = statistics.median(cost[1])
@@ -259,7 +262,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--max-tokens", type=int, default=64)
-    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="fix llama.cpp's threads (default: the backend's choice, see edgevox.llm.threads)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
 
@@ -277,6 +281,7 @@ def main() -> None:
     backend.complete([{"role": "user", "content": "hi"}], max_tokens=2)  # warm-up
 
     report = {"machine": {"cpus": os.cpu_count(), "threads": getattr(backend.llm, "n_threads", None),
+                          "batch_threads": getattr(backend.llm, "n_threads_batch", None),
                           "loadavg_start": load0, "llguidance_tokenizer_build_s": tok_build},
               "a_json_tok_s": bench_json(backend, args.rounds, args.max_tokens),
               "b_tool_call_wall": bench_calls(backend, args.rounds),
@@ -288,7 +293,8 @@ def main() -> None:
         print(json.dumps(report, indent=1))
         return
     m = report["machine"]
-    print(f"EdgeVox constrained decoding -- Qwen2.5-Coder-0.5B Q4_K_M, {m['threads']} threads, "
+    print(f"EdgeVox constrained decoding -- Qwen2.5-Coder-0.5B Q4_K_M, {m['threads']} decode / "
+          f"{m['batch_threads']} batch threads, "
           f"{m['cpus']} cpus, load avg {m['loadavg_start']:.1f} -> {m['loadavg_end']:.1f}; "
           f"llguidance tokenizer built in {m['llguidance_tokenizer_build_s']:.2f} s")
     print(f"\n(a) decode tokens/s, JSON-schema grammar, greedy, {args.max_tokens} tokens max, "

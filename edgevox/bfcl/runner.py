@@ -419,7 +419,7 @@ class PeerEngine:
     ) -> None:
         from llama_cpp import Llama
 
-        from edgevox.llm.llama_backend import _default_threads
+        from edgevox.llm.threads import default_threads
 
         self.model, self.system, self.max_tokens, self.chat_format = (
             model,
@@ -434,7 +434,7 @@ class PeerEngine:
             model_path=_model_path(model),
             chat_format=chat_format,
             n_ctx=n_ctx,
-            n_threads=threads or _default_threads(),
+            n_threads=threads or default_threads(),
             seed=0,
             verbose=False,
         )

@@ -20,6 +20,7 @@ from typing import Any
 from edgevox.llm.gguf import GGUFInfo, ModelFileError, read_gguf
 from edgevox.llm.presets import Preset, detect_preset, get_preset
 from edgevox.llm.template import CHATML, ChatTemplate, Message
+from edgevox.llm.threads import default_threads, pick_decode_threads, set_threads
 from edgevox.llm.types import BackendError, Completion, ContextOverflow
 
 log = logging.getLogger(__name__)
@@ -48,12 +49,15 @@ class LlamaBackend:
         except ImportError as exc:  # pragma: no cover - the core dependency
             raise BackendError(f"llama-cpp-python is not importable ({exc}); run the setup script") from None
         try:
+            most = n_threads or default_threads()
             self.llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_batch=n_batch,
-                             n_threads=n_threads or _default_threads(), seed=seed,
+                             n_threads=most, n_threads_batch=most, seed=seed,
                              verbose=verbose, **llama_kwargs)
         except (ValueError, RuntimeError) as exc:
             raise ModelFileError(f"llama.cpp could not load {self.path}: the file is corrupt or "
                                  f"of an unsupported architecture ({exc})") from None
+        if n_threads is None:  # see edgevox.llm.threads: 1 thread may decode a token faster
+            set_threads(self.llm, pick_decode_threads(self.llm, most), most)
         self.n_ctx = self.llm.n_ctx()
         self.lock = threading.RLock()
         self.template = ChatTemplate(
@@ -211,7 +215,7 @@ class LlamaBackend:
         llm = self.llm
         cached = llm._input_ids
         n = 0
-        for a, b in zip(cached, tokens[:-1]):
+        for a, b in zip(cached, tokens[:-1], strict=False):
             if a != b:
                 break
             n += 1
@@ -245,10 +249,6 @@ class LlamaBackend:
             llm = getattr(self, "llm", None)
             if llm is not None and hasattr(llm, "close"):
                 llm.close()
-
-
-def _default_threads() -> int:
-    return max(1, min(os.cpu_count() or 1, 8))
 
 
 def _compile_grammar(grammar: Any) -> Any:

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from edgevox.llm.threads import small_batch_threads
+
 from .engine import Matcher, engine_for
 from .sampling import Sampler, SamplingParams, apply_penalties
 
@@ -95,7 +97,8 @@ class ConstrainedGeneration:
 
     def _eval(self, toks: list[int]) -> None:
         t0 = time.perf_counter()
-        self.llm.eval(toks)
+        with small_batch_threads(self.llm, len(toks)):  # forced runs: few tokens per barrier
+            self.llm.eval(toks)
         self.stats["decode_s"] += time.perf_counter() - t0
         self.stats["decodes"] += 1
 
