@@ -13,7 +13,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from edgevox.cli.voice import add_common, build_pipeline, build_voice_agent, print_report, report_dict, responder_for
+from edgevox.cli.voice import (
+    add_common,
+    build_pipeline,
+    build_voice_agent,
+    print_report,
+    report_dict,
+    responder_for,
+)
 
 DEFAULT_REQUEST = "Turn on the kitchen light."
 

@@ -81,7 +81,7 @@ def is_pulled(name: str) -> bool:
 
 def ensure_model(name: str, progress: Progress | None = None) -> Path:
     """Return the local path of a model, pulling and verifying it first if needed."""
-    spec = get_spec(name)
+    get_spec(name)  # an unknown name fails here, before any download
     if not is_pulled(name):
         pull(name, progress=progress)
     return model_path(name)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from edgevox.llm.presets import PresetError, all_presets, detect_preset, get_preset, load_preset_file
+from edgevox.llm.presets import (
+    PresetError,
+    all_presets,
+    detect_preset,
+    get_preset,
+    load_preset_file,
+)
 
 REQUIRED_FAMILIES = {"hermes", "qwen25", "llama32", "mistral", "pythonic", "xlam", "granite", "gemma"}
 
