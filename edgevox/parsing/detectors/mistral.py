@@ -11,7 +11,7 @@ import re
 from .._values import decode_at, item_from_obj, items_from_value, split_elements
 from ..base import Detector
 from ..types import RejectedCall, Span
-from .tagged import last_json_name
+from .tagged import last_json_name, tag_regions
 
 MARK = "[TOOL_CALLS]"
 _NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*(?:\[CALL_ID\]\s*([A-Za-z0-9_\-]+)\s*)?\[ARGS\]\s*")
@@ -41,19 +41,7 @@ class Mistral(Detector):
     markers = (MARK, "[ARGS]", "[CALL_ID]")
 
     def detect(self, text: str) -> list[Span]:
-        out: list[Span] = []
-        pos = 0
-        n = len(text)
-        while True:
-            p = text.find(MARK, pos)
-            if p < 0:
-                return out
-            b = p + len(MARK)
-            nxt = text.find(MARK, b)
-            region_end = nxt if nxt >= 0 else n
-            sp = self._one(text, p, b, region_end)
-            out.append(sp)
-            pos = max(sp.end, b)
+        return tag_regions(text, MARK, lambda p, b, end: self._one(text, p, b, end))
 
     def _one(self, text: str, p: int, b: int, region_end: int) -> Span:
         n = len(text)
