@@ -10,7 +10,7 @@ from ..base import Detector, MultiDetector
 from ..types import RejectedCall, Span
 from .bare import BareJson
 from .pythonic import Pythonic
-from .tagged import json_body
+from .tagged import json_body, tag_regions
 
 TAG = "<|python_tag|>"
 _ENDS = ("<|eom_id|>", "<|eot_id|>")
@@ -25,25 +25,17 @@ class PythonTag(Detector):
     markers = (TAG, *_ENDS)
 
     def detect(self, text: str) -> list[Span]:
-        out: list[Span] = []
-        n = len(text)
-        pos = 0
-        while True:
-            p = text.find(TAG, pos)
-            if p < 0:
-                return out
-            b = p + len(TAG)
-            nxt = text.find(TAG, b)
-            region_end = nxt if nxt >= 0 else n
-            stops = [x for x in (text.find(e, b, region_end) for e in _ENDS) if x >= 0]
-            bound = min(stops) if stops else region_end
-            at_end = not stops and region_end == n
-            sp = self._body(text, p, b, bound, at_end)
-            e = _END_RE.match(text, sp.end)
-            if e is not None and sp.final:
-                sp.end = e.end()
-            out.append(sp)
-            pos = max(sp.end, b)
+        return tag_regions(text, TAG, lambda p, b, end: self._region(text, p, b, end))
+
+    def _region(self, text: str, p: int, b: int, region_end: int) -> Span:
+        """The body runs to the first <|eom_id|> / <|eot_id|>, which the span then takes in."""
+        stops = [x for x in (text.find(e, b, region_end) for e in _ENDS) if x >= 0]
+        bound = min(stops) if stops else region_end
+        sp = self._body(text, p, b, bound, at_end=not stops and region_end == len(text))
+        e = _END_RE.match(text, sp.end)
+        if e is not None and sp.final:
+            sp.end = e.end()
+        return sp
 
     def _body(self, text: str, p: int, b: int, bound: int, at_end: bool) -> Span:
         i = b
