@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import keyword
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -247,36 +247,37 @@ def _fenced_calls(rs: RuleSet, item: str, parallel: bool) -> str:
 # -- rendering ---------------------------------------------------------------------------------
 
 
-def _py(v: Any) -> str:
-    if v is None:
-        return "None"
-    if isinstance(v, bool):
-        return "True" if v else "False"
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, (int, float)):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_py(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return "{" + ", ".join(f"{json.dumps(str(k), ensure_ascii=False)}: {_py(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"cannot render {type(v).__name__}")
+@dataclass(frozen=True)
+class _ValueSyntax:
+    """How a non-JSON value style spells literals (Python source, Gemma's call syntax)."""
+
+    null: str
+    true: str
+    false: str
+    sep: str
+    string: Callable[[str], str]
+    key: Callable[[Any], str]
+
+    def render(self, v: Any) -> str:
+        if v is None:
+            return self.null
+        if isinstance(v, bool):
+            return self.true if v else self.false
+        if isinstance(v, str):
+            return self.string(v)
+        if isinstance(v, (int, float)):
+            return json.dumps(v)
+        if isinstance(v, list):
+            return "[" + self.sep.join(self.render(x) for x in v) + "]"
+        if isinstance(v, Mapping):
+            return "{" + self.sep.join(f"{self.key(k)}{self.render(x)}" for k, x in v.items()) + "}"
+        raise TypeError(f"cannot render {type(v).__name__}")
 
 
-def _gemma(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, str):
-        return '<|"|>' + v + '<|"|>'
-    if isinstance(v, (int, float)):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ",".join(_gemma(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return "{" + ",".join(f"{k}:{_gemma(x)}" for k, x in v.items()) + "}"
-    raise TypeError(f"cannot render {type(v).__name__}")
+_PY = _ValueSyntax("None", "True", "False", ", ", lambda s: json.dumps(s, ensure_ascii=False),
+                   lambda k: json.dumps(str(k), ensure_ascii=False) + ": ")
+_GEMMA = _ValueSyntax("null", "true", "false", ",", lambda s: '<|"|>' + s + '<|"|>', lambda k: f"{k}:")
+_py, _gemma = _PY.render, _GEMMA.render
 
 
 def _call_parts(call: Any) -> tuple[str, Mapping[str, Any]]:
