@@ -101,6 +101,13 @@ def _string_end(text: str, i: int, quote: str, n: int) -> int | None:
         i = j + 1
 
 
+def skip_blanks(text: str, i: int, end: int) -> int:
+    """The first index from ``i`` (below ``end``) that is not a space, tab or newline."""
+    while i < end and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
 def unbalanced(text: str, start: int) -> bool:
     """True when the value opening at ``text[start]`` is not closed yet (JSON or Python quoting)."""
     return scan(text, start).end is None and scan(text, start, python=True).end is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from .._pythonic import calls_from_list, calls_from_source, list_extent
+from .._values import skip_blanks
 from ..base import Detector, MultiDetector
 from ..types import RejectedCall, Span
 from .bare import BareJson
@@ -38,9 +39,7 @@ class PythonTag(Detector):
         return sp
 
     def _body(self, text: str, p: int, b: int, bound: int, at_end: bool) -> Span:
-        i = b
-        while i < bound and text[i] in " \t\r\n":
-            i += 1
+        i = skip_blanks(text, b, bound)
         if i >= bound:
             if at_end:
                 return Span(p, bound, [], final=False)

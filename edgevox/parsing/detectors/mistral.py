@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .._values import decode_at, item_from_obj, items_from_value, split_elements
+from .._values import decode_at, item_from_obj, items_from_value, skip_blanks, split_elements
 from ..base import Detector
 from ..types import RejectedCall, Span
 from .tagged import last_json_name, tag_regions
@@ -46,9 +46,7 @@ class Mistral(Detector):
     def _one(self, text: str, p: int, b: int, region_end: int) -> Span:
         n = len(text)
         at_end = region_end == n
-        i = b
-        while i < region_end and text[i] in " \t\r\n":
-            i += 1
+        i = skip_blanks(text, b, region_end)
         if i >= region_end:
             return Span(p, region_end, [], final=not at_end) if at_end else Span(
                 p, region_end, [RejectedCall(None, text[p:region_end], "[TOOL_CALLS] without a call")]

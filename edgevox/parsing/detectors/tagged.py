@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import ClassVar
 
-from .._values import decode_at, items_from_value, scan
+from .._values import decode_at, items_from_value, scan, skip_blanks
 from ..base import Detector, resolve_overlaps
 from ..types import RejectedCall, Span
 
@@ -132,9 +132,7 @@ class TaggedJson(Detector):
         """
         n = len(text)
         at_end = region_end == n
-        i = b
-        while i < region_end and text[i] in " \t\r\n":
-            i += 1
+        i = skip_blanks(text, b, region_end)
         if i >= region_end:
             if at_end:
                 return Span(p, n, [], final=False)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 
-from .._values import decode_at, depth_ok, items_from_value
+from .._values import decode_at, depth_ok, items_from_value, skip_blanks
 from ..base import Detector
 from ..types import RejectedCall, Span, ToolCall
 from .tagged import close_after, orphans, real_close
@@ -47,9 +47,7 @@ def _function_spans(text: str, body_kind: str, parse) -> list[Span]:
         b = m.end()
         nxt = text.find("<function=", b)
         region_end = nxt if nxt >= 0 else n
-        i = b
-        while i < region_end and text[i] in " \t\r\n":
-            i += 1
+        i = skip_blanks(text, b, region_end)
         rest = text[i:region_end]
         if not rest and region_end == n:
             out.append(Span(k, n, [], final=False, pending_name=name))
@@ -135,8 +133,7 @@ class Qwen3Coder(Detector):
         args: dict = {}
         j = i
         while True:
-            while j < region_end and text[j] in " \t\r\n":
-                j += 1
+            j = skip_blanks(text, j, region_end)
             if text.startswith(_CLOSE, j):
                 return Span(k, j + len(_CLOSE), [ToolCall(None, name, args)])
             if j >= region_end:
