@@ -25,7 +25,6 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse  # noqa: E402
-import contextlib  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
@@ -44,16 +43,6 @@ JSON_PROMPTS = [
 ]
 CALL_PROMPTS = ["What's the weather in Paris right now?", "What time is it in Tokyo?",
                 "Set a timer for 12 minutes for the pasta.", "Is it raining in Berlin today?"]
-
-
-@contextlib.contextmanager
-def mode(backend: Any, engine: str, ff: bool):
-    old = (getattr(backend, "mask_engine", "llguidance"), getattr(backend, "fast_forward", True))
-    backend.mask_engine, backend.fast_forward = engine, ff
-    try:
-        yield
-    finally:
-        backend.mask_engine, backend.fast_forward = old
 
 
 def run_lcp_grammar(backend: Any, messages: list, gbnf: str, max_tokens: int) -> tuple[int, float, str]:
@@ -120,7 +109,7 @@ def bench_json(backend: Any, rounds: int, max_tokens: int) -> dict:
             for label, engine, ff in (("grammar: ours, llama.cpp engine", "llama", False),
                                       ("grammar: ours, llguidance", "llguidance", False),
                                       ("grammar: ours, llguidance + ff", "llguidance", True)):
-                with mode(backend, engine, ff):
+                with backend.decoding_mode(engine, ff):
                     c = backend.complete(msgs, grammar=g, temperature=0.0, max_tokens=max_tokens)
                 record(label, c.usage["completion_tokens"], c.timings["decode_s"], c.text)
     base = statistics.median(rates["free (llama-cpp-python)"])
@@ -181,7 +170,7 @@ def bench_calls(backend: Any, rounds: int) -> dict:
                                            ("required, one call + ff", grammars["required, one call"], True),
                                            ("free decoding (model's own text)", None, True)):
                     reset_cache(backend, cache)
-                    with mode(backend, "llguidance", ff):
+                    with backend.decoding_mode("llguidance", ff):
                         t0 = time.perf_counter()
                         c = backend.complete(msgs, TOOLS, grammar=grammar, temperature=0.0, max_tokens=96)
                         times[label].append(time.perf_counter() - t0)

@@ -9,6 +9,7 @@ reused for the shared prompt prefix between turns (llama-cpp-python's prefix mat
 from __future__ import annotations
 
 import codecs
+import contextlib
 import logging
 import os
 import threading
@@ -33,6 +34,10 @@ class LlamaBackend:
 
     supports_grammar = True
     supports_native_tools = False
+    #: constrained decoding (edgevox.llm.constrained): which engine computes grammar masks
+    #: ("llguidance" | "llama") and whether forced tokens are fast-forwarded
+    mask_engine = "llguidance"
+    fast_forward = True
 
     def __init__(self, path: str | Path, preset: str | Preset | None = None, *, n_ctx: int = 4096,
                  n_threads: int | None = None, n_batch: int = 256, seed: int = 0,
@@ -67,6 +72,21 @@ class LlamaBackend:
         )
         self._add_bos = bool(self.info.metadata.get("tokenizer.ggml.add_bos_token", False))
         self.model_name = self.info.name
+
+    @contextlib.contextmanager
+    def decoding_mode(self, mask_engine: str | None = None,
+                      fast_forward: bool | None = None) -> Iterator[None]:
+        """Use this mask engine and fast-forward setting inside the block, then the previous
+        ones again (tests and benchmarks compare them on one loaded model)."""
+        old = (self.mask_engine, self.fast_forward)
+        if mask_engine is not None:
+            self.mask_engine = mask_engine
+        if fast_forward is not None:
+            self.fast_forward = fast_forward
+        try:
+            yield
+        finally:
+            self.mask_engine, self.fast_forward = old
 
     # -- prompt -----------------------------------------------------------------
 
@@ -147,15 +167,13 @@ class LlamaBackend:
         # -- constrained decoding (edgevox.llm.constrained) -------------------------------
         # With a grammar, tokens come from our rejection-first loop over the same Llama
         # (same logits, same KV bookkeeping); it compiles the grammar before anything is
-        # evaluated. `mask_engine` ("llguidance" | "llama") and `fast_forward` are optional
-        # attributes a caller may set on the backend.
+        # evaluated, with this backend's `mask_engine` and `fast_forward` (`decoding_mode`).
         gen: Any = iter(())
         if budget > 0 and llama_grammar is not None:
             from edgevox.llm.constrained import constrained_generate
 
             gen = constrained_generate(self, tokens, llama_grammar, params,
-                                       prefer=getattr(self, "mask_engine", "llguidance"),
-                                       fast_forward=getattr(self, "fast_forward", True))
+                                       prefer=self.mask_engine, fast_forward=self.fast_forward)
         if budget > 0 and llama_grammar is None:  # the constrained loop prefills by itself
             self._prefill(tokens)
             gen = self.llm.generate(tokens, **params)

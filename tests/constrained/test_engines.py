@@ -103,13 +103,9 @@ def test_invalid_grammars_raise_before_generation(qwen_backend, engines):
 @pytest.mark.parametrize("engine", ["llguidance", "llama"])
 def test_dead_end_ends_cleanly(qwen_backend, engine):
     """After "x" the grammar wants a NUL character, which no token can give."""
-    old = getattr(qwen_backend, "mask_engine", "llguidance")
-    qwen_backend.mask_engine = engine
-    try:
+    with qwen_backend.decoding_mode(engine):
         c = qwen_backend.complete([{"role": "user", "content": "Say x."}], grammar='root ::= "x" "\\x00"',
                                   temperature=0.0, max_tokens=8)
-    finally:
-        qwen_backend.mask_engine = old
     assert c.finish_reason == "grammar_dead_end"
     assert c.text == "x"
     assert c.usage["completion_tokens"] == 1

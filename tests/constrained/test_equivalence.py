@@ -14,8 +14,6 @@ So with fast-forward the text must match up to trailing whitespace.
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 from _cases import PERSON, TOOLS
 
@@ -39,16 +37,6 @@ CASES = [
     ("digits", lambda: DIGITS, "What is 17 * 23? Answer with the number only.", False),
     ("digits", lambda: DIGITS, "How many days are in a leap year? Digits only.", False),
 ]
-
-
-@contextlib.contextmanager
-def engine(backend, name: str, ff: bool):
-    old = (getattr(backend, "mask_engine", "llguidance"), getattr(backend, "fast_forward", True))
-    backend.mask_engine, backend.fast_forward = name, ff
-    try:
-        yield
-    finally:
-        backend.mask_engine, backend.fast_forward = old
 
 
 def reference(backend, messages, tools, gbnf: str) -> str:
@@ -78,7 +66,7 @@ def test_greedy_equals_llama_cpp_python(qwen_backend, kind, grammar, prompt, wit
     ref = reference(qwen_backend, messages, tools, gbnf)
     assert ref  # the reference produced something to compare with
     for name, ff in (("llguidance", False), ("llguidance", True), ("llama", False)):
-        with engine(qwen_backend, name, ff):
+        with qwen_backend.decoding_mode(name, ff):
             c = qwen_backend.complete(messages, tools, grammar=g, temperature=0.0, max_tokens=MAX)
         if ff:
             assert c.text.rstrip() == ref.rstrip(), f"{name} ff={ff}"
