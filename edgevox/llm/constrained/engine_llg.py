@@ -178,11 +178,10 @@ class LLGuidanceMatcher(Matcher):
             return self._delegate.allowed_mask()
         if self._mask_cache is None:
             t0 = time.perf_counter()
-            self._m.unsafe_compute_mask_ptr(self._bits.ctypes.data, self._bits.nbytes)
+            raw = self._raw_mask()
             if self._gave_up():
                 return self._delegate.allowed_mask()  # type: ignore[union-attr]
-            bits = np.unpackbits(self._bits.view(np.uint8), bitorder="little")
-            mask = bits[: self.n_vocab].astype(bool)
+            mask = raw.astype(bool)
             if self._m.is_error():  # a dead end: llguidance would still offer EOS
                 mask[:] = False
             elif len(self._eog_ids):  # EOG exactly when complete, as in llama.cpp
@@ -191,6 +190,11 @@ class LLGuidanceMatcher(Matcher):
             self.mask_seconds += time.perf_counter() - t0
             self.n_masks += 1
         return self._mask_cache
+
+    def _raw_mask(self) -> np.ndarray:
+        """llguidance's mask for the current state, one 0/1 per token (no EOG rule, no cache)."""
+        self._m.unsafe_compute_mask_ptr(self._bits.ctypes.data, self._bits.nbytes)
+        return np.unpackbits(self._bits.view(np.uint8), bitorder="little")[: self.n_vocab]
 
     def consume(self, token: int) -> None:
         if self._delegate is not None:
@@ -254,11 +258,10 @@ class LLGuidanceMatcher(Matcher):
             return []
         try:
             while held:
-                m.unsafe_compute_mask_ptr(self._bits.ctypes.data, self._bits.nbytes)
+                raw = self._raw_mask()
                 if m.is_error():
                     break
-                allowed = np.flatnonzero(np.unpackbits(self._bits.view(np.uint8), bitorder="little")
-                                         [: self.n_vocab])
+                allowed = np.flatnonzero(raw)
                 if not len(allowed) or (self._lengths[allowed] > len(held)).any():
                     break
                 first = int(self._tokenizer.tokenize_bytes(held)[0])
