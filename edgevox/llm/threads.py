@@ -42,11 +42,18 @@ def set_threads(llm: Any, n_threads: int, n_threads_batch: int) -> None:
     llm.n_threads, llm.n_threads_batch = int(n_threads), int(n_threads_batch)
 
 
+_picked: dict[tuple[str, int], int] = {}  # (model file, most) -> choice, once per process
+
+
 def pick_decode_threads(llm: Any, most: int, *, rounds: int = 5) -> int:
     """1 or ``most``: whichever decodes a single token faster here, timed interleaved
-    (median of ``rounds`` each, ~0.3 s). Leaves the context empty."""
+    (median of ``rounds`` each, ~0.3 s, once per model file and process). Leaves the
+    context empty."""
     if most <= 1:
         return 1
+    key = (str(getattr(llm, "model_path", "")), most)
+    if key[0] and key in _picked:
+        return _picked[key]
     tok = llm.token_bos() if llm.token_bos() >= 0 else 0
     times: dict[int, list[float]] = {1: [], most: []}
     try:
@@ -62,7 +69,7 @@ def pick_decode_threads(llm: Any, most: int, *, rounds: int = 5) -> int:
     finally:
         llm.reset()
         llm._ctx.kv_cache_clear()
-    best = min(times, key=lambda n: statistics.median(times[n]))
+    best = _picked[key] = min(times, key=lambda n: statistics.median(times[n]))
     log.info("single-token decode: 1 thread %.1f ms, %d threads %.1f ms -> %d",
              statistics.median(times[1]) * 1e3, most, statistics.median(times[most]) * 1e3, best)
     return best

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from edgevox.llm import load_model
+from edgevox.llm import load_model, threads
 from edgevox.llm.threads import SMALL_BATCH, pick_decode_threads, set_threads, small_batch_threads
 
 
@@ -10,9 +10,12 @@ def test_decode_threads_are_picked_and_the_context_left_empty(qwen_backend) -> N
     llm = qwen_backend.llm
     with qwen_backend.lock:
         most = llm.n_threads_batch
+        threads._picked.clear()  # time it here, not from the choice made at load
         picked = pick_decode_threads(llm, 2)
         assert picked in (1, 2)
         assert llm.n_tokens == 0  # nothing of the timing run stays in the cache
+        llm.eval([llm.token_bos()])
+        assert pick_decode_threads(llm, 2) == picked and llm.n_tokens == 1  # remembered, not re-timed
         set_threads(llm, picked, most)
     text = qwen_backend.complete([{"role": "user", "content": "Say hi"}], max_tokens=4, temperature=0).text
     assert text.strip()
