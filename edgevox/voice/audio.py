@@ -668,8 +668,10 @@ class ScriptedDuplex:
         self._audio = [load_audio(c.audio) if not isinstance(c.audio, np.ndarray)
                        else np.asarray(c.audio, np.float32) for c in self.cues]
         self.echo_gain, self.echo_delay_s, self.noise = echo_gain, echo_delay_s, noise
-        self.tail_s, self.max_duration_s, self.block_s = tail_s, max_duration_s, block_s
+        self.tail_s, self.max_duration_s = tail_s, max_duration_s
         self.sink = BufferedSink(out_rate)
+        self._block_n = max(1, int(out_rate * block_s))
+        self.block_s = self._block_n / out_rate  # exact, so the virtual DAC clock never drifts
         self.source = _ScriptedSource(self)
         self.t0: float | None = None
         self.played: list[tuple[float, np.ndarray]] = []  # (monotonic time block started, samples)
@@ -680,6 +682,7 @@ class ScriptedDuplex:
         self._echo_pos: int | None = None
         self._stop = threading.Event()
         self._dac: threading.Thread | None = None
+        self._dac_s = 0.0  # seconds since t0 up to which output (and so its echo) is known
         for i, c in enumerate(self.cues):
             if c.at_s is not None:
                 self._place(i, c.at_s)
@@ -698,7 +701,7 @@ class ScriptedDuplex:
             self._dac.start()
 
     def _dac_loop(self) -> None:
-        n = int(self.sink.sample_rate * self.block_s)
+        n = self._block_n
         next_t = time.monotonic()
         playing = False
         while not self._stop.is_set():
@@ -707,6 +710,8 @@ class ScriptedDuplex:
                 time.sleep(next_t - now)
             t = next_t
             block = self.sink.pull(n, t)
+            next_t += self.block_s
+            self._dac_s = next_t - self.t0 if self.t0 is not None else 0.0
             loud = bool(np.any(block))
             if loud:
                 self.played.append((t, block))
@@ -725,7 +730,6 @@ class ScriptedDuplex:
                 e = min(len(self._timeline), s + len(echo))
                 self._timeline[s:e] += echo[:e - s]
                 self._echo_pos = e
-            next_t += self.block_s
 
     def done_at_s(self) -> float:
         """Time (since t0) after which nothing more will be said."""
@@ -767,6 +771,9 @@ class _ScriptedSource:
             delay = d.t0 + end_s - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
+            # a late DAC thread must not let the mic run ahead of the echo of what it plays
+            while d._dac_s < end_s - d.echo_delay_s and not d._stop.is_set():
+                time.sleep(0.002)
             f = d._timeline[i * FRAME:(i + 1) * FRAME].copy()
             self.last_frame_time = d.t0 + end_s
             if d.noise:

@@ -148,7 +148,7 @@ class SpeechPlayer:
             cur = self._gen
             self._gen += 1  # everything queued for `cur` is now stale
             st = self._stats.get(cur)
-        self.sink.stop()
+            self.sink.stop()  # under the lock: no stale block can be written after this
         if st is not None:
             st.cancelled = True
             if st.first_out is not None and st.last_out is None:
@@ -231,9 +231,10 @@ class SpeechPlayer:
                 for i in range(0, len(item), block):
                     while gen == self._gen and self.sink.pending_s() > self.ahead_s:
                         time.sleep(0.005)
-                    if gen != self._gen:
-                        break
-                    self.sink.write(item[i:i + block])
+                    with self._lock:
+                        if gen != self._gen:
+                            break
+                        self.sink.write(item[i:i + block])
             except Exception as err:  # a broken device: report, keep the thread alive
                 st = self._stats.get(gen)
                 if st is not None:

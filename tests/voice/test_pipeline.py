@@ -94,13 +94,24 @@ def _scripted(pipe, tts, cues, responder, *, duplex, echo_gain, max_turns):
     return dev, reports
 
 
+def _story(dev, reps) -> str:
+    """What happened, for a failure message: cues, playbacks, and each turn's timeline."""
+    lines = [f"cues at {dev.cue_starts}, playback starts {[round(t, 2) for t in dev.playback_starts]}"]
+    for r in reps:
+        lines.append(f"turn {r.index}: {r.transcript!r} note={r.note!r} interrupted={r.interrupted} "
+                     f"barge_in={r.barge_in} spoken={r.spoken} "
+                     f"timeline={[(n, round(t, 2)) for n, t in r.timeline]}")
+    return "\n".join(lines)
+
+
 def test_barge_in_stops_playback_and_becomes_the_next_turn(pipe, tts, request_wav, stop_wav):
     # ~12 words/s: generation is still running when the person interrupts
     responder = ScriptedResponder({"time": "It is ten thirty."}, LONG_REPLY, delay_s=0.08)
     cues = [Cue(request_wav, at_s=0.3), Cue(stop_wav, after_playback_s=1.2)]
     dev, reps = _scripted(pipe, tts, cues, responder, duplex=True, echo_gain=0.5, max_turns=2)
 
-    assert len(reps) == 2, [r.to_dict() for r in reps]
+    story = _story(dev, reps)
+    assert len(reps) == 2, story
     first, second = reps
     assert {"kitchen", "light"} <= _words(first.transcript)
     assert first.interrupted and first.barge_in["while_playing"]
@@ -108,16 +119,16 @@ def test_barge_in_stops_playback_and_becomes_the_next_turn(pipe, tts, request_wa
 
     # playback of the first reply ended within 300 ms of the speech onset being detected
     onset = dev.t0 + first.barge_in["onset_s"]
+    assert len(dev.playback_starts) == 2, story  # the first reply, then the answer to the second turn
     second_start = dev.t0 + dev.playback_starts[1]
-    last_block = dev.last_played_at(after=0.0) if len(dev.playback_starts) < 2 else max(
-        t for t, _ in dev.played if t < second_start) + dev.block_s
+    last_block = max(t for t, _ in dev.played if t < second_start) + dev.block_s
     print(f"\nonset detected {first.barge_in['onset_s']:.2f}s (cue at {dev.cue_starts[1]:.2f}s), "
           f"playback stopped {last_block - onset:+.3f}s after it")
     assert last_block - onset <= 0.3
     assert first.metrics.reply_audio_s > 0 and first.metrics.total_s < first.metrics.reply_audio_s + 1.5
 
     # what was said became the next turn, which was answered in full
-    assert "time" in _words(second.transcript), second.transcript
+    assert "time" in _words(second.transcript), story
     assert responder.calls[1]["text"] == second.transcript and responder.calls[1]["finished"]
     assert second.spoken == ["It is ten thirty."] and not second.interrupted
     assert second.metrics.ttfa_s is not None
