@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 import sys
+import time
 import types
 import wave
 
@@ -192,3 +193,31 @@ def test_wav_sink_writes_the_file(tmp_path):
     sink.close()
     with wave.open(str(tmp_path / "out.wav")) as w:
         assert w.getframerate() == 22_050 and w.getnframes() == 4410
+
+
+def test_scripted_duplex_hears_all_its_echo_even_when_its_dac_thread_stalls(monkeypatch):
+    """The scripted mic may not run ahead of the echo of what the virtual DAC played:
+    a stalled DAC thread (a busy CI machine) would otherwise drop echo the guard expects."""
+    rate, gain, delay = 22_050, 0.5, 0.03
+    dev = audio.ScriptedDuplex([], rate, echo_gain=gain, echo_delay_s=delay, tail_s=1.2)
+    pulls = {"n": 0}
+    pull = dev.sink.pull
+
+    def stalling_pull(n, t=None):
+        pulls["n"] += 1
+        if pulls["n"] in (30, 60):
+            time.sleep(0.15)
+        return pull(n, t)
+
+    monkeypatch.setattr(dev.sink, "pull", stalling_pull)
+    tone = _tone(300, rate, seconds=0.6, amp=0.4)
+    dev.sink.write(tone)
+    mic = np.concatenate(list(dev.source.frames()))
+    dev.source.close()
+    assert pulls["n"] > 60 and dev.playback_starts
+    start = int((dev.playback_starts[0] + delay) * audio.SAMPLE_RATE)
+    echo = mic[start:start + int(0.6 * audio.SAMPLE_RATE)]
+    want = gain * resample(tone, rate, audio.SAMPLE_RATE)[: len(echo)]
+    assert np.max(np.abs(echo[200:-200] - want[200:-200])) < 0.02  # all of it, in place
+    # the virtual clock is sample-exact: 22.05 kHz blocks do not drift against 16 kHz time
+    assert dev.block_s * rate == pytest.approx(round(dev.block_s * rate), abs=1e-9)
