@@ -132,3 +132,22 @@ def test_without_llguidance_the_llama_cpp_engine_is_used(qwen_backend, monkeypat
     assert m.ff_tokens() == [] and not m.is_finished()
     with pytest.raises(ValueError, match="unknown mask engine"):
         engine_mod.make_engine(qwen_backend, prefer="xgrammar")
+
+
+def test_a_fallback_grammar_survives_eviction_from_the_llama_cache(qwen_backend):
+    """llguidance hands char-automaton grammars to llama.cpp. Its cache entry must not
+    point at a sampler the llama.cpp engine's smaller cache already freed (seen in a long
+    BFCL run as `llama_sampler_clone returned NULL`, i.e. a use after free)."""
+    from edgevox.llm.constrained import engine as engine_mod
+
+    eng = engine_mod.make_engine(qwen_backend, prefer="llguidance")
+    first = reply_or_tool_grammar(TOOLS, "hermes")
+    eng.start(first).close()
+    fallback = eng._fallback_engine()
+    fallback._cache_size = 2
+    for name in ("alpha", "beta", "gamma"):  # evicts (and frees) `first` in llama.cpp's cache
+        other = {**TOOLS[1], "function": {**TOOLS[1]["function"], "name": f"{name}_time"}}
+        eng.start(reply_or_tool_grammar([TOOLS[0], other], "hermes")).close()
+    assert len(fallback._cache) == 2
+    m = eng.start(first)  # still cached by llguidance's engine: must start cleanly
+    assert isinstance(m, LlamaGrammarMatcher) and m.allowed_mask().any()

@@ -321,7 +321,7 @@ class LLGuidanceEngine(MaskEngine):
         native = getattr(source, "lark", None)
         if not callable(native) and self._fallback_factory is not None and has_char_automaton(gbnf, root):
             log.info("grammar has a character-level automaton: llama.cpp's grammar runs it exactly")
-            return ("fallback", self._fallback_engine().compile(GbnfSource(gbnf, root)))
+            return self._to_fallback(GbnfSource(gbnf, root))
         try:
             if callable(native):  # e.g. TriggeredGrammar: a lazy lexeme instead of an automaton
                 lark = native()
@@ -345,8 +345,15 @@ class LLGuidanceEngine(MaskEngine):
                 raise GrammarError(f"llguidance cannot compile this grammar: {exc}") from None
             log.warning("llguidance cannot compile this grammar (%s); using llama.cpp's grammar "
                         "sampler for it", str(exc)[:200])
-            return ("fallback", self._fallback_engine().compile(GbnfSource(gbnf, root)))
+            return self._to_fallback(GbnfSource(gbnf, root))
         return ("llg", pristine, GbnfSource(gbnf, root))
+
+    def _to_fallback(self, source: GbnfSource) -> tuple[str, GbnfSource]:
+        """Compile for llama.cpp now (errors surface here), but keep only the source: the
+        compiled sampler belongs to the fallback engine's cache, which may free it on
+        eviction while this cache still holds the entry."""
+        self._fallback_engine().compile(source)
+        return ("fallback", source)
 
     def _fallback_engine(self) -> MaskEngine:
         if self._fallback is None:
@@ -357,8 +364,7 @@ class LLGuidanceEngine(MaskEngine):
     def _start(self, compiled: Any) -> Matcher:
         kind, obj, *rest = compiled
         if kind == "fallback":
-            assert self._fallback is not None
-            return self._fallback._start(obj)
+            return self._fallback_engine().start(obj)  # recompiled there if it was evicted
         source = rest[0]
         fallback = None
         if self._fallback_factory is not None:
