@@ -73,6 +73,7 @@ def replay_records(
                 r.get("raw") or "",
                 _detectors(r["preset"], presets),
                 abstain=bool(r.get("abstain")),
+                finish_reason=r.get("finish_reason"),
             )
         else:
             scored = score_peer(case, r.get("raw") or "", r.get("tool_calls"), r.get("finish_reason"))

@@ -17,6 +17,7 @@ calls are mapped back to BFCL's spelling with :meth:`Case.name_map` before check
 from __future__ import annotations
 
 import json
+import logging
 import re
 import sys
 import time
@@ -28,6 +29,8 @@ from edgevox.bfcl.checker import check
 from edgevox.bfcl.data import Case
 from edgevox.bfcl.report import read_records
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "POLICIES",
     "SYSTEM_PROMPTS",
@@ -36,6 +39,7 @@ __all__ = [
     "PeerEngine",
     "RunConfigError",
     "looks_like_call",
+    "no_answer",
     "run_cases",
     "score_edgevox",
     "score_peer",
@@ -131,11 +135,35 @@ def case_tools(case: Case, abstain: bool = False) -> list[dict[str, Any]]:
     return [*tools, ABSTAIN_TOOL] if abstain else tools
 
 
+#: finish reasons that mean the engine gave no answer at all: the case fails in every
+#: category ("no call" after a time-out or a crash is not an abstention a user would get)
+NO_ANSWER = {
+    "timeout": "stopped at the per-case time limit",
+    "context_overflow": "the prompt does not fit the context window",
+    "error": "the engine raised on this case",
+}
+
+
+def no_answer(finish_reason: str | None) -> dict[str, Any] | None:
+    """The failing scored part of a record for a case the engine did not answer."""
+    message = NO_ANSWER.get(finish_reason or "")
+    if message is None:
+        return None
+    return {"calls": [], "rejected": [], "parse_failed": False, "valid": False,
+            "error_type": finish_reason,
+            "verdict": {"valid": False, "error_type": finish_reason, "message": message}}
+
+
 def score_edgevox(
-    case: Case, raw: str, detectors: Sequence[str], *, abstain: bool = False
+    case: Case, raw: str, detectors: Sequence[str], *, abstain: bool = False,
+    finish_reason: str | None = None,
 ) -> dict[str, Any]:
     """Parse ``raw`` with the parser chain and check it: the scored part of a record."""
     from edgevox.parsing import parse_tool_calls
+
+    failed = no_answer(finish_reason)
+    if failed is not None:
+        return failed
 
     result = parse_tool_calls(raw, parsers=tuple(detectors), tools=case_tools(case, abstain))
     parsed = [c for c in result.calls if not (abstain and c.name == ABSTAIN)]
@@ -169,11 +197,9 @@ def score_peer(
     A case stopped at the time limit fails whatever the category: "no call" after minutes
     of generating is not an abstention a user would get.
     """
-    if finish_reason == "timeout":
-        return {"calls": [], "rejected": [], "parse_failed": False, "valid": False,
-                "error_type": "timeout",
-                "verdict": {"valid": False, "error_type": "timeout",
-                            "message": "stopped at the per-case time limit"}}
+    failed = no_answer(finish_reason)
+    if failed is not None:
+        return failed
     calls: list[dict[str, Any]] = []
     bad: list[str] = []
     for tc in tool_calls or []:
@@ -369,7 +395,8 @@ class EdgeVoxEngine:
         }
 
     def score(self, case: Case, out: Mapping[str, Any]) -> dict[str, Any]:
-        return score_edgevox(case, out["raw"], self.preset.detectors, abstain=self.abstain)
+        return score_edgevox(case, out["raw"], self.preset.detectors, abstain=self.abstain,
+                             finish_reason=out.get("finish_reason"))
 
     def close(self) -> None:
         close = getattr(self.backend, "close", None)
@@ -558,7 +585,12 @@ def run_cases(
     try:
         with path.open("a", encoding="utf-8") as fh:
             for i, case in enumerate(todo, 1):
-                out_ = engine.answer(case)
+                try:
+                    out_ = engine.answer(case)
+                except Exception as exc:  # one failing case must not end a run of hundreds
+                    log.warning("%s: %s: %s", case.id, type(exc).__name__, exc)
+                    out_ = {"raw": "", "finish_reason": "error",
+                            "error": f"{type(exc).__name__}: {exc}", "timings": {}, "usage": {}}
                 record = {
                     "id": case.id,
                     "category": case.category,

@@ -173,7 +173,20 @@ class FakeEngine:
         }
 
     def score(self, case: Case, out: dict[str, Any]) -> dict[str, Any]:
-        return score_edgevox(case, out["raw"], QWEN)
+        return score_edgevox(case, out["raw"], QWEN, finish_reason=out.get("finish_reason"))
+
+
+class RaisingEngine(FakeEngine):
+    """Raises on one case, like a native grammar call failing mid-run."""
+
+    def __init__(self, raw: str, bad_id: str) -> None:
+        super().__init__(raw)
+        self.bad_id = bad_id
+
+    def answer(self, case: Case) -> dict[str, Any]:
+        if case.id == self.bad_id:
+            raise MemoryError("llama_sampler_clone returned NULL")
+        return super().answer(case)
 
 
 def test_run_writes_one_line_per_case_and_resumes(tmp_path, cases) -> None:
@@ -201,6 +214,18 @@ def test_run_writes_one_line_per_case_and_resumes(tmp_path, cases) -> None:
     before = out.read_bytes()
     run_cases([*first, cases["simple_python_2"]], engine, out, progress=False)
     assert engine.calls == 3 and out.read_bytes() == before
+
+
+def test_a_case_that_raises_is_recorded_as_failed_and_the_run_goes_on(tmp_path, cases) -> None:
+    out = tmp_path / "run.jsonl"
+    todo = [cases["irrelevance_0"], cases["simple_python_1"]]
+    records = run_cases(todo, RaisingEngine(FACTORIAL, "irrelevance_0"), out, progress=False)
+    bad, good = records
+    assert good["valid"] and len(read_records(out)) == 2
+    # "no call" would pass irrelevance; an engine failure must not
+    assert bad["finish_reason"] == "error" and not bad["valid"] and bad["error_type"] == "error"
+    assert "MemoryError: llama_sampler_clone returned NULL" in bad["error"]
+    assert not replay_records([bad]).records[0]["valid"]  # and a replay keeps it failed
 
 
 def test_run_refuses_to_mix_configurations(tmp_path, cases) -> None:
