@@ -236,12 +236,16 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
 
 
 def _fenced_calls(rs: RuleSet, item: str, parallel: bool) -> str:
-    """A ```json fence around one call object or a list of them, one per line or inline --
-    the layouts models write, so the grammar does not push them off their own style."""
+    """A ```json fence around one call object, a list of them (one per line or inline), or
+    -- parallel only -- one bare object per line: the layouts models write, so the grammar
+    does not push them off their own style."""
     rs.add("fence-nl", '"\\n" " "{0,4}')
-    listed = f'"[" fence-nl? {item} ("," (fence-nl | " ") {item})* "\\n"? "]"' if parallel \
-        else f'"[" fence-nl? {item} "\\n"? "]"'
-    return f'"```json\\n" ({item} | {listed}) "\\n```"'
+    if parallel:
+        bare = f'{item} ("\\n" {item})*'
+        listed = f'"[" fence-nl? {item} ("," (fence-nl | " ") {item})* "\\n"? "]"'
+    else:
+        bare, listed = item, f'"[" fence-nl? {item} "\\n"? "]"'
+    return f'"```json\\n" ({bare} | {listed}) "\\n```"'
 
 
 # -- rendering ---------------------------------------------------------------------------------

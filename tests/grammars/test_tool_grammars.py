@@ -393,3 +393,16 @@ def test_gemma_keys_with_dashes():
         "type": "object", "properties": {"Content-Type": {"type": "string"}}}}}}
     g = tool_call_grammar([tool], "gemma")
     assert g.matches('<|tool_call>call:http_get{headers:{Content-Type:<|"|>text/html<|"|>}}<tool_call|>')
+
+
+def test_json_fenced_takes_one_bare_call_per_line_only_when_parallel():
+    """Qwen2.5-Coder writes parallel calls as bare objects one per line in its fence; a
+    grammar without that layout cut those answers to one call (4 BFCL cases lost)."""
+    one = '{"name": "get_time", "arguments": {}}'
+    two = '{"name": "get_weather", "arguments": {"city": "Oslo"}}'
+    text = f"```json\n{one}\n{two}\n```"
+    assert grammar("call", "json_fenced").matches(text)
+    assert grammar("call", "json_fenced").matches(f"```json\n{one}\n```")
+    assert not grammar("call", "json_fenced").matches(f"```json\n{one}\n\n{two}\n```")
+    assert not grammar("call", "json_fenced", parallel_tool_calls=False).matches(text)
+    assert grammar("call", "json_fenced", parallel_tool_calls=False).matches(f"```json\n[{one}]\n```")
