@@ -154,6 +154,13 @@ def no_answer(finish_reason: str | None) -> dict[str, Any] | None:
             "verdict": {"valid": False, "error_type": finish_reason, "message": message}}
 
 
+def unanswered(finish_reason: str, error: str, timings: dict[str, Any]) -> dict[str, Any]:
+    """The answer part of a record for a case the engine did not answer (a NO_ANSWER reason)."""
+    assert finish_reason in NO_ANSWER, finish_reason
+    return {"raw": "", "finish_reason": finish_reason, "error": error, "timings": timings,
+            "usage": {}}
+
+
 def score_edgevox(
     case: Case, raw: str, detectors: Sequence[str], *, abstain: bool = False,
     finish_reason: str | None = None,
@@ -346,13 +353,8 @@ class EdgeVoxEngine:
                 grammar=grammar,
             )
         except ContextOverflow as exc:
-            return {
-                "raw": "",
-                "finish_reason": "context_overflow",
-                "error": str(exc),
-                "timings": {"grammar_s": t_grammar, "total_s": time.perf_counter() - t0},
-                "usage": {},
-            }
+            return unanswered("context_overflow", str(exc),
+                              {"grammar_s": t_grammar, "total_s": time.perf_counter() - t0})
         timings = {
             **comp.timings,
             "grammar_s": round(t_grammar, 4),
@@ -492,23 +494,11 @@ class PeerEngine:
         except RuntimeError:  # llama_decode aborted by the time limit (or failed)
             if time.perf_counter() < self._deadline:
                 raise
-            return {
-                "raw": "",
-                "tool_calls": [],
-                "finish_reason": "timeout",
-                "error": f"no answer within {self.time_limit_s:.0f} s",
-                "timings": {"total_s": time.perf_counter() - t0},
-                "usage": {},
-            }
+            return {**unanswered("timeout", f"no answer within {self.time_limit_s:.0f} s",
+                                 {"total_s": time.perf_counter() - t0}), "tool_calls": []}
         except ValueError as exc:  # prompt longer than the context window, bad grammar
-            return {
-                "raw": "",
-                "tool_calls": [],
-                "finish_reason": "error",
-                "error": str(exc),
-                "timings": {"total_s": time.perf_counter() - t0},
-                "usage": {},
-            }
+            return {**unanswered("error", str(exc), {"total_s": time.perf_counter() - t0}),
+                    "tool_calls": []}
         choice = resp["choices"][0]
         msg = choice.get("message") or {}
         tool_calls = [
@@ -589,8 +579,7 @@ def run_cases(
                     out_ = engine.answer(case)
                 except Exception as exc:  # one failing case must not end a run of hundreds
                     log.warning("%s: %s: %s", case.id, type(exc).__name__, exc)
-                    out_ = {"raw": "", "finish_reason": "error",
-                            "error": f"{type(exc).__name__}: {exc}", "timings": {}, "usage": {}}
+                    out_ = unanswered("error", f"{type(exc).__name__}: {exc}", {})
                 record = {
                     "id": case.id,
                     "category": case.category,
