@@ -711,7 +711,7 @@ class ScriptedDuplex:
             t = next_t
             block = self.sink.pull(n, t)
             next_t += self.block_s
-            self._dac_s = next_t - self.t0 if self.t0 is not None else 0.0
+            self._dac_s = next_t - self.t0
             loud = bool(np.any(block))
             if loud:
                 self.played.append((t, block))
