@@ -24,7 +24,11 @@ _EXPORTS = {
     "PiperTTS": "tts", "SpeechPlayer": "tts",
     "SentenceSplitter": "text", "split_sentences": "text", "normalize_for_speech": "text",
     "strip_markup": "text", "clean_markdown": "text", "MarkupFilter": "text",
-    "TurnMetrics": "metrics", "peak_memory_mb": "metrics",
+    "TurnMetrics": "metrics", "peak_memory_mb": "metrics", "STAGES": "metrics",
+    "EventBus": "events", "State": "events", "VoiceEvent": "events", "StateChanged": "events",
+    "MicLevel": "events", "TranscriptReady": "events", "ToolCalled": "events",
+    "ToolReturned": "events", "ReplyDelta": "events", "AgentNote": "events",
+    "TurnFinished": "events", "Observer": "events",
     "VoicePipeline": "pipeline", "PipelineConfig": "pipeline", "TurnReport": "pipeline",
     "Responder": "pipeline", "EchoGuard": "pipeline",
 }

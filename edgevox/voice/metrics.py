@@ -14,6 +14,9 @@ import resource
 import sys
 from dataclasses import asdict, dataclass
 
+#: The stages of `TurnMetrics.stages()`, in order.
+STAGES = ("end-of-speech wait", "stt", "llm first token", "first sentence", "tts first chunk")
+
 
 @dataclass
 class TurnMetrics:
@@ -34,6 +37,24 @@ class TurnMetrics:
 
     def to_dict(self) -> dict:
         return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in asdict(self).items()}
+
+    def stages(self) -> list[tuple[str, float]]:
+        """Time to first audio split into consecutive stages, in seconds (see `STAGES`).
+
+        Stages not reached (a cancelled turn, a reply with no sentence) are left out; a
+        negative difference (a transcript that was ready before the endpointer decided, or
+        a first sentence that came with the first token) counts as zero. The terminal face
+        and `benchmarks/bench_voice.py --plot` draw exactly these numbers.
+        """
+        parts = {
+            "end-of-speech wait": self.endpoint_s,
+            "stt": None if self.stt_s is None else self.stt_s - (self.endpoint_s or 0.0),
+            "llm first token": self.llm_first_token_s,
+            "first sentence": (None if self.llm_first_sentence_s is None or self.llm_first_token_s is None
+                               else self.llm_first_sentence_s - self.llm_first_token_s),
+            "tts first chunk": self.tts_first_chunk_s,
+        }
+        return [(name, max(0.0, v)) for name, v in parts.items() if v is not None]
 
     def __str__(self) -> str:
         def f(v: float | None) -> str:

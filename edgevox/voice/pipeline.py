@@ -17,6 +17,11 @@ sentences, and the interruption becomes the next turn. Half-duplex (default) ign
 the microphone while the assistant speaks and for `echo_tail_ms` after, which is safe
 on laptop speakers without echo cancellation; speech while the assistant is still
 thinking interrupts in both modes.
+
+Observers: everything a display needs (state, mic level, transcript, tool calls and
+results, reply text, the finished turn with its metrics) is published as typed events on
+`VoicePipeline.events` (`edgevox.voice.events`). `mute()` and `cancel_turn()` are the
+controls a display offers; both are safe from any thread.
 """
 
 from __future__ import annotations
@@ -40,6 +45,19 @@ from edgevox.voice.audio import (
     WavSink,
     WavSource,
     rms,
+)
+from edgevox.voice.events import (
+    EventBus,
+    MicLevel,
+    Observer,
+    ReplyDelta,
+    State,
+    ToolCalled,
+    ToolReturned,
+    TranscriptReady,
+    TurnFinished,
+    VoiceEvent,
+    tool_event,
 )
 from edgevox.voice.metrics import TurnMetrics
 from edgevox.voice.stt import BackgroundTranscriber, Transcript, WhisperSTT
@@ -224,7 +242,8 @@ class _Turn:
             if not tr.text or self.stop.is_set():
                 rep.note = f"dropped: {tr.dropped or 'cancelled'}"
                 return
-            self.pipe._emit("transcript", rep)
+            self.pipe.events.publish(TranscriptReady(self.index, tr.text))
+            self.pipe.events.set_state(State.THINKING, self.index)
             self.gen = gen = self.player.start_turn()
             if self.stop.is_set():
                 self.player.cancel(gen)
@@ -256,10 +275,13 @@ class _Turn:
         splitter = SentenceSplitter(min_clause_words=self.pipe.config.min_clause_words)
         pieces: list[str] = []
 
+        events = self.pipe.events
+
         def say(sentences: list[str]) -> None:
             for s in sentences:
                 if m.llm_first_sentence_s is None:
                     m.llm_first_sentence_s = self._mark(tl, "first_sentence") - t_tr
+                    events.set_state(State.SPEAKING, self.index)
                 self.player.say(gen, s)
 
         stream = self.responder(text, self.stop)
@@ -273,10 +295,16 @@ class _Turn:
                     if m.llm_first_token_s is None:
                         m.llm_first_token_s = self._mark(tl, "first_token") - t_tr
                     pieces.append(piece)
+                    events.publish(ReplyDelta(self.index, piece))
                     say(splitter.feed(piece))
                 else:
                     rep.events.append(piece)
-                    self.pipe._emit("event", piece)
+                    ev = tool_event(self.index, piece)
+                    events.publish(ev)
+                    if isinstance(ev, ToolCalled):
+                        events.set_state(State.CALLING, self.index)
+                    elif isinstance(ev, ToolReturned):
+                        events.set_state(State.THINKING, self.index)
             if not self.stop.is_set():
                 say(splitter.flush())
         finally:
@@ -293,10 +321,14 @@ class VoicePipeline:
 
     def __init__(self, stt: WhisperSTT | None = None, tts: PiperTTS | None = None,
                  config: PipelineConfig | None = None, vad: SileroVAD | None = None,
-                 on_event: Callable[[str, object], None] | None = None):
+                 observer: Observer | None = None):
         self.config = config or PipelineConfig()
         self._stt, self._tts, self._vad = stt, tts, vad
-        self.on_event = on_event
+        self.events = EventBus()
+        if observer is not None:
+            self.events.subscribe(observer)
+        self._muted = threading.Event()
+        self._active: _Turn | None = None
         self.reports: list[TurnReport] = []  # every turn of every session, in order
         self.echo_guard: EchoGuard | None = None  # the last session's (for inspection)
         self._lock = threading.Lock()
@@ -320,18 +352,38 @@ class VoicePipeline:
             self._vad = SileroVAD(energy_floor_dbfs=self.config.vad.energy_floor_dbfs)
         return self._vad
 
-    def _emit(self, name: str, payload: object) -> None:
-        if self.on_event is not None:
-            try:
-                self.on_event(name, payload)
-            except Exception:  # a display callback must never break the loop
-                pass
+    def publish(self, event: VoiceEvent) -> None:
+        self.events.publish(event)
+
+    # -- controls (any thread) ------------------------------------------------------------
+    def mute(self, on: bool = True) -> None:
+        """Ignore the microphone (`on`) or listen again; a turn in progress goes on."""
+        if on:
+            self._muted.set()
+            self.events.set_state(State.MUTED)
+        else:
+            self._muted.clear()
+            if self._active is None or self._active.finished.is_set():
+                self.events.set_state(State.LISTENING)
+
+    @property
+    def muted(self) -> bool:
+        return self._muted.is_set()
+
+    def cancel_turn(self) -> bool:
+        """Stop the current turn now (generation, pending speech, playback); False if none."""
+        turn = self._active
+        if turn is None or turn.finished.is_set():
+            return False
+        turn.cancel({"reason": "cancelled by the user"})
+        return True
 
     def _turn_done(self, turn: _Turn, rep: TurnReport) -> None:
         if rep.transcript:
             with self._lock:
                 self.reports.append(rep)
-            self._emit("turn", rep)
+        self.events.publish(TurnFinished(rep.index, rep))
+        self.events.set_state(State.MUTED if self.muted else State.LISTENING)
 
     # -- entry points ---------------------------------------------------------------------
     def run_file(self, input_wav: str | Path, output_wav: str | Path | None,
@@ -405,15 +457,23 @@ class VoicePipeline:
             use_spec = spec_key if (spec_key and spec_key[0] == utt_id and spec_key[1] == utt.speech_frames
                                     and utt.reason == "silence") else None
             active = _Turn(self, len(self.reports), utt, now, responder, player, use_spec, bg, t0)
+            self._active = active
+            self.events.set_state(State.TRANSCRIBING, active.index)
             active.start()
             if not source.realtime:
                 active.join(cfg.turn_timeout_s)
 
+        self.events.set_state(State.MUTED if self.muted else State.LISTENING)
         try:
             for frame in source.frames():
                 now = time.monotonic()
                 if stop_event is not None and stop_event.is_set():
                     break
+                self.events.publish(MicLevel(rms(frame)))
+                if self._muted.is_set():
+                    if not muted:
+                        muted = True  # on unmute, VAD and endpointer start afresh
+                    continue
                 if max_turns is not None and turns_done() >= max_turns and (active is None or active.finished.is_set()):
                     break
                 playing = player.busy()
@@ -436,19 +496,16 @@ class VoicePipeline:
                     if isinstance(ev, SpeechStart):
                         utt_id += 1
                         onset_wall = now
-                        self._emit("speech_start", ev)
                     elif isinstance(ev, Pause) and bg is not None:
                         spec_key = (utt_id, ev.speech_frames)
                         bg.submit(spec_key, ev.audio)
                     elif isinstance(ev, Utterance):
-                        self._emit("utterance", ev)
                         start_turn(ev, now)
                 busy_turn = active is not None and not active.finished.is_set() and not active.stop.is_set()
                 if busy_turn and ep.in_speech and ep.speech_ms >= cfg.barge_in_ms:
                     info = {"onset_s": (onset_wall or now) - t0, "trigger_s": now - t0,
                             "while_playing": playing}
                     active.cancel(info)
-                    self._emit("barge_in", info)
             for ev in ep.flush():
                 start_turn(ev, time.monotonic())
             if active is not None:
@@ -461,4 +518,5 @@ class VoicePipeline:
             if bg is not None:
                 bg.close()
             source.close()
+            self.events.set_state(State.STOPPED)
         return self.reports[start_count:]
