@@ -31,6 +31,7 @@ _EXPORTS = {
     "TurnFinished": "events", "Observer": "events",
     "VoicePipeline": "pipeline", "PipelineConfig": "pipeline", "TurnReport": "pipeline",
     "Responder": "pipeline", "EchoGuard": "pipeline",
+    "WakeWordDetector": "wake", "WakeHit": "wake", "available_wake_words": "wake",
 }
 
 __all__ = sorted(_EXPORTS)
