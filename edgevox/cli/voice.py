@@ -25,6 +25,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output-device", default=None, help="speaker: index or part of the name")
     p.add_argument("--duplex", action="store_true",
                    help="listen while speaking (barge-in with an echo guard); default half-duplex")
+    p.add_argument("--wake", default=None, metavar="NAME[,NAME]",
+                   help="wait for a wake word first (okay_nabu, hey_jarvis, alexa, hey_mycroft, "
+                        "or a microWakeWord .json); needs the wake extra")
+    p.add_argument("--wake-cue", default="chime", choices=("chime", "speech", "none"),
+                   help="what it does when woken (default: chime)")
+    p.add_argument("--follow-up", type=float, default=5.0, metavar="SECONDS",
+                   help="with --wake: how long after a reply a follow-up needs no wake word")
+    p.add_argument("--wake-threshold", type=float, default=None,
+                   help="with --wake: score a model must exceed (default: each model's own)")
     p.set_defaults(func=run)
 
 
@@ -52,9 +61,17 @@ def build_voice_agent(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def build_pipeline(args: argparse.Namespace) -> Any:
-    from edgevox.voice import PiperTTS, VoicePipeline, WhisperSTT
+    from edgevox.voice import PipelineConfig, PiperTTS, VoicePipeline, WakeConfig, WhisperSTT
 
-    return VoicePipeline(WhisperSTT(model=args.stt, language=args.language), PiperTTS(voice=args.voice))
+    config = PipelineConfig()
+    if getattr(args, "wake", None):
+        config.wake = WakeConfig(args.wake.split(","), cue=args.wake_cue, follow_up_s=args.follow_up,
+                                 threshold=args.wake_threshold)
+    pipe = VoicePipeline(WhisperSTT(model=args.stt, language=args.language), PiperTTS(voice=args.voice),
+                         config=config)
+    if config.wake is not None:
+        _ = pipe.wake  # load the wake-word models now: a bad name fails before anything else loads
+    return pipe
 
 
 def responder_for(agent: Any):
@@ -70,6 +87,10 @@ def report_dict(rep: Any, home: Any) -> dict:
 def print_report(rep: Any, home: Any) -> None:
     from edgevox.agents import ToolCallEvent, ToolResultEvent
 
+    if rep.wake:
+        print(f"wake:    {rep.wake['name']} (score {rep.wake['score']:.2f})")
+    if rep.note:
+        print(f"note:    {rep.note}")
     print(f"heard:   {rep.transcript!r}")
     for e in rep.events:
         if isinstance(e, ToolCallEvent):
@@ -93,17 +114,27 @@ def run(args: argparse.Namespace) -> int:
             print(f"edgevox voice: {exc}", file=sys.stderr)
             return 1
         return 0
+    try:
+        pipe = build_pipeline(args)
+    except (ValueError, RuntimeError) as exc:  # an unknown wake word, a missing extra
+        print(f"edgevox voice: {exc}", file=sys.stderr)
+        return 2
     agent, home = build_voice_agent(args)
-    pipe = build_pipeline(args)
     if args.input is not None:
         rep = pipe.run_file(args.input, args.output, responder_for(agent))
+        follow_ups = pipe.reports[1:]  # with --wake, turns after the first need no wake word
         if args.json:
-            print(json.dumps(report_dict(rep, home), ensure_ascii=False, indent=2, default=str))
+            data = report_dict(rep, home)
+            if follow_ups:
+                data["follow_ups"] = [r.to_dict() for r in follow_ups]
+            print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
         else:
-            print_report(rep, home)
+            for r in [rep, *follow_ups]:
+                print_report(r, home)
         return 0 if not rep.error else 1
     try:
-        print("listening… (Ctrl-C to stop)", file=sys.stderr)
+        waiting = f"waiting for {args.wake.replace(',', ' or ')}" if args.wake else "listening"
+        print(f"{waiting}… (Ctrl-C to stop)", file=sys.stderr)
         reports = pipe.run_live(responder_for(agent), input_device=args.input_device,
                                 output_device=args.output_device, duplex=args.duplex)
     except AudioError as exc:

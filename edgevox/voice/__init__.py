@@ -28,10 +28,11 @@ _EXPORTS = {
     "EventBus": "events", "State": "events", "VoiceEvent": "events", "StateChanged": "events",
     "MicLevel": "events", "TranscriptReady": "events", "ToolCalled": "events",
     "ToolReturned": "events", "ReplyDelta": "events", "AgentNote": "events",
-    "TurnFinished": "events", "Observer": "events",
+    "TurnFinished": "events", "Observer": "events", "WakeWordHeard": "events",
     "VoicePipeline": "pipeline", "PipelineConfig": "pipeline", "TurnReport": "pipeline",
     "Responder": "pipeline", "EchoGuard": "pipeline",
     "WakeWordDetector": "wake", "WakeHit": "wake", "available_wake_words": "wake",
+    "WakeConfig": "wake",
 }
 
 __all__ = sorted(_EXPORTS)

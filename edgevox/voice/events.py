@@ -73,6 +73,15 @@ class MicLevel(VoiceEvent):
 
 
 @dataclass(frozen=True)
+class WakeWordHeard(VoiceEvent):
+    """A wake word opened the microphone; `audio_s` is when it fired in the session's audio."""
+
+    name: str
+    score: float
+    audio_s: float
+
+
+@dataclass(frozen=True)
 class TranscriptReady(VoiceEvent):
     turn: int
     text: str

@@ -22,6 +22,12 @@ Observers: everything a display needs (state, mic level, transcript, tool calls 
 results, reply text, the finished turn with its metrics) is published as typed events on
 `VoicePipeline.events` (`edgevox.voice.events`). `mute()` and `cancel_turn()` are the
 controls a display offers; both are safe from any thread.
+
+Wake word (`PipelineConfig.wake`): while no one has said it, only the wake-word models
+run (`WakeGate`). A hit resets VAD and the endpointer, so the request's audio starts
+after the wake word and STT never hears it; a cue (chime or a spoken word) answers; the
+gate stays open for the request and for a follow-up `follow_up_s` after the reply, then
+closes. Audio time, not wall time, so a WAV file behaves like a microphone.
 """
 
 from __future__ import annotations
@@ -57,6 +63,7 @@ from edgevox.voice.events import (
     TranscriptReady,
     TurnFinished,
     VoiceEvent,
+    WakeWordHeard,
     tool_event,
 )
 from edgevox.voice.metrics import TurnMetrics
@@ -64,6 +71,7 @@ from edgevox.voice.stt import BackgroundTranscriber, Transcript, WhisperSTT
 from edgevox.voice.text import SentenceSplitter
 from edgevox.voice.tts import PiperTTS, SpeechPlayer
 from edgevox.voice.vad import Endpointer, Pause, SileroVAD, SpeechStart, Utterance, VADConfig
+from edgevox.voice.wake import WakeConfig, WakeGate, WakeWordDetector, chime
 
 Responder = Callable[[str, threading.Event], Iterable[object]]
 
@@ -83,6 +91,7 @@ class PipelineConfig:
     min_clause_words: int = 6
     sentence_gap_s: float = 0.12
     turn_timeout_s: float = 120.0
+    wake: WakeConfig | None = None  # None: always listening; else a wake word opens the mic
 
 
 @dataclass
@@ -99,6 +108,7 @@ class TurnReport:
     timeline: list[tuple[str, float]] = field(default_factory=list)
     error: str | None = None
     note: str | None = None
+    wake: dict | None = None         # the wake word that opened this turn (None: a follow-up)
 
     def to_dict(self) -> dict:
         return {
@@ -108,7 +118,7 @@ class TurnReport:
             "metrics": self.metrics.to_dict(),
             "stt": self.stt.to_dict() if self.stt else None,
             "timeline": [[n, round(t, 4)] for n, t in self.timeline],
-            "error": self.error, "note": self.note,
+            "error": self.error, "note": self.note, "wake": self.wake,
         }
 
 
@@ -205,6 +215,7 @@ class _Turn:
         self.finished = threading.Event()
         self.speaking = False
         self.barge_in: dict | None = None
+        self.wake: dict | None = None
         self._thread = threading.Thread(target=self._run, name=f"turn-{index}", daemon=True)
 
     def start(self) -> None:
@@ -230,7 +241,7 @@ class _Turn:
         tl: list[tuple[str, float]] = [("speech_end", self.speech_end - self.t0),
                                        ("endpoint", self.detect_wall - self.t0)]
         m = TurnMetrics(speech_s=self.utt.speech_s, endpoint_s=self.utt.detected_s - self.utt.end_s)
-        rep = TurnReport(self.index, "", metrics=m, timeline=tl)
+        rep = TurnReport(self.index, "", metrics=m, timeline=tl, wake=self.wake)
         try:
             tr = self.bg.get(self.spec) if (self.bg is not None and self.spec is not None) else None
             m.stt_speculative = tr is not None
@@ -331,6 +342,8 @@ class VoicePipeline:
         self._active: _Turn | None = None
         self.reports: list[TurnReport] = []  # every turn of every session, in order
         self.echo_guard: EchoGuard | None = None  # the last session's (for inspection)
+        self.gate: WakeGate | None = None  # the last session's wake-word gate (hits, for inspection)
+        self._wake: WakeWordDetector | None = None
         self._lock = threading.Lock()
 
     # models are loaded on first use so constructing a pipeline is free
@@ -352,6 +365,19 @@ class VoicePipeline:
             self._vad = SileroVAD(energy_floor_dbfs=self.config.vad.energy_floor_dbfs)
         return self._vad
 
+    @property
+    def wake(self) -> WakeWordDetector | None:
+        """The wake-word detector of `config.wake` (None when always listening)."""
+        w = self.config.wake
+        if w is not None and self._wake is None:
+            self._wake = WakeWordDetector(w.names, refractory_s=w.refractory_s, threshold=w.threshold)
+        return self._wake
+
+    def _idle_state(self) -> State:
+        if self.muted:
+            return State.MUTED
+        return State.WAITING_WAKE if self.gate is not None and not self.gate.is_open else State.LISTENING
+
     def publish(self, event: VoiceEvent) -> None:
         self.events.publish(event)
 
@@ -364,7 +390,7 @@ class VoicePipeline:
         else:
             self._muted.clear()
             if self._active is None or self._active.finished.is_set():
-                self.events.set_state(State.LISTENING)
+                self.events.set_state(self._idle_state())
 
     @property
     def muted(self) -> bool:
@@ -383,7 +409,7 @@ class VoicePipeline:
             with self._lock:
                 self.reports.append(rep)
         self.events.publish(TurnFinished(rep.index, rep))
-        self.events.set_state(State.MUTED if self.muted else State.LISTENING)
+        self.events.set_state(self._idle_state())
 
     # -- entry points ---------------------------------------------------------------------
     def run_file(self, input_wav: str | Path, output_wav: str | Path | None,
@@ -397,6 +423,8 @@ class VoicePipeline:
             sink.close()
         if reports:
             return reports[0]
+        if self.gate is not None and not self.gate.hits:
+            return TurnReport(0, "", note="no wake word heard in the input")
         return TurnReport(0, "", note="no speech found in the input")
 
     def run_live(self, responder: Responder, input_device: int | str | None = None,
@@ -420,6 +448,23 @@ class VoicePipeline:
             source.close()
             sink.close()
 
+    def _wake_cue(self, player: SpeechPlayer, sink: AudioSink, realtime: bool) -> float:
+        """Tell the person it is listening; returns until when a chime may reach the mic."""
+        w = self.config.wake
+        if w is None or w.cue == "none":
+            return 0.0
+        if w.cue == "speech":
+            gen = player.start_turn()
+            player.say(gen, w.cue_text)
+            player.end_turn(gen)
+            if not realtime:  # a file has no clock: let the cue finish before the request
+                player.wait(gen, 10.0)
+            return 0.0
+        audio = chime(sink.sample_rate)
+        sink.write(audio)
+        sink.wait(0)  # returns at once; lets a file sink report the reply's own first audio
+        return time.monotonic() + len(audio) / sink.sample_rate + 0.05
+
     def run(self, source: AudioSource, sink: AudioSink, responder: Responder, *,
             duplex: bool | None = None, max_turns: int | None = None,
             stop_event: threading.Event | None = None) -> list[TurnReport]:
@@ -437,6 +482,9 @@ class VoicePipeline:
                                             and cfg.vad.speculate_ms) else None
         guard = EchoGuard(cfg.duplex_threshold, cfg.echo_margin, cfg.echo_coupling, cfg.echo_max_delay_s)
         self.echo_guard = guard
+        gate = self.gate = WakeGate(self.wake, cfg.wake.listen_s, cfg.wake.follow_up_s) if cfg.wake else None
+        woke: dict | None = None  # the wake word whose request has not started yet
+        chime_until = 0.0  # a chime (not speech) may be heard until then: the mic stays open
         start_count = len(self.reports)
         t0 = time.monotonic()
         active: _Turn | None = None
@@ -450,20 +498,21 @@ class VoicePipeline:
             return len(self.reports) - start_count
 
         def start_turn(utt: Utterance, now: float) -> None:
-            nonlocal active
+            nonlocal active, woke
             if active is not None:
                 active.cancel(active.barge_in)
                 active.join(5.0)
             use_spec = spec_key if (spec_key and spec_key[0] == utt_id and spec_key[1] == utt.speech_frames
                                     and utt.reason == "silence") else None
             active = _Turn(self, len(self.reports), utt, now, responder, player, use_spec, bg, t0)
+            active.wake, woke = woke, None
             self._active = active
             self.events.set_state(State.TRANSCRIBING, active.index)
             active.start()
             if not source.realtime:
                 active.join(cfg.turn_timeout_s)
 
-        self.events.set_state(State.MUTED if self.muted else State.LISTENING)
+        self.events.set_state(self._idle_state())
         try:
             for frame in source.frames():
                 now = time.monotonic()
@@ -477,7 +526,7 @@ class VoicePipeline:
                 if max_turns is not None and turns_done() >= max_turns and (active is None or active.finished.is_set()):
                     break
                 playing = player.busy()
-                if playing and not duplex:
+                if playing and not duplex and now >= chime_until:
                     muted_until = now + cfg.echo_tail_ms / 1000
                     muted = True
                     continue
@@ -487,6 +536,27 @@ class VoicePipeline:
                     muted = False
                     vad.reset()
                     ep.reset()
+                if gate is not None:
+                    was_open = gate.is_open
+                    turn_on = active is not None and not active.finished.is_set()
+                    hit = gate.update(frame, busy=ep.in_speech or turn_on or playing)
+                    if hit is not None:
+                        if turn_on:  # the wake word interrupts a turn, like any barge-in
+                            active.cancel({"wake": hit.name, "trigger_s": now - t0})
+                        woke = {"name": hit.name, "score": hit.score, "audio_s": round(gate.t_s, 3)}
+                        self.events.publish(WakeWordHeard(hit.name, hit.score, gate.t_s))
+                        self.events.set_state(State.LISTENING)
+                        vad.reset()  # the request starts after the wake word: STT never hears it
+                        ep.reset()
+                        chime_until = self._wake_cue(player, sink, source.realtime)
+                        continue
+                    if not gate.is_open:
+                        if was_open:  # nobody spoke: back to waiting for the wake word
+                            vad.reset()
+                            ep.reset()
+                            woke = None
+                            self.events.set_state(self._idle_state())
+                        continue
                 prob = vad(frame)
                 if duplex and (playing or sink.output_level(cfg.echo_window_s) > 1e-4):
                     t_end = getattr(source, "last_frame_time", 0.0) or now

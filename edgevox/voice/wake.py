@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from edgevox.voice.audio import SAMPLE_RATE
+
 _STEP_S = 0.010     # one feature vector every 10 ms
 _WINDOW_S = 0.030   # each computed from a 30 ms window
 _INSTALL_HINT = "install the wake extra: pip install 'edgevox[wake]'"
@@ -157,3 +159,73 @@ class WakeWordDetector:
         """Free the TensorFlow Lite interpreters (`reset` loads them again)."""
         for m in self._models:
             m.close()
+
+
+# --------------------------------------------------------------------------- the pipeline's gate
+
+CUES = ("chime", "speech", "none")
+
+
+@dataclass
+class WakeConfig:
+    """`edgevox voice --wake`: which words wake it, and how long it stays awake."""
+
+    names: list[str]
+    refractory_s: float = 2.0     # one wake phrase, one hit
+    threshold: float | None = None  # None: each model's own cutoff
+    listen_s: float = 5.0         # after the wake word: time for the request to start
+    follow_up_s: float = 5.0      # after a reply: a follow-up needs no wake word this long
+    cue: str = "chime"            # what it does when woken: "chime" | "speech" | "none"
+    cue_text: str = "Yes?"        # what it says for cue="speech"
+
+    def __post_init__(self) -> None:
+        if self.cue not in CUES:
+            raise ValueError(f"wake cue must be one of {', '.join(CUES)}, got {self.cue!r}.")
+        if self.listen_s <= 0 or self.follow_up_s < 0:
+            raise ValueError("listen_s must be > 0 and follow_up_s >= 0.")
+
+
+class WakeGate:
+    """Opens the pipeline's ears on a wake word and closes them after a quiet spell.
+
+    Time is audio time (frames fed), so a WAV file behaves like a microphone however fast
+    it is read. Closed: only the wake-word models run (no VAD, no STT). A hit opens the
+    gate for `listen_s`; while anything of a request is going on (speech, a turn, the
+    reply playing) the gate stays open until `follow_up_s` after it.
+    """
+
+    def __init__(self, detector: WakeWordDetector, listen_s: float = 5.0, follow_up_s: float = 5.0):
+        self.detector, self.listen_s, self.follow_up_s = detector, listen_s, follow_up_s
+        self.reset()
+
+    def reset(self) -> None:
+        self.detector.reset()
+        self.t_s = 0.0
+        self._open_until = 0.0
+        self.hits: list[WakeHit] = []
+
+    @property
+    def is_open(self) -> bool:
+        return self.t_s < self._open_until
+
+    def update(self, frame: np.ndarray, busy: bool) -> WakeHit | None:
+        """One 16 kHz input frame; `busy` = a request is under way. Returns a new wake hit."""
+        hits = self.detector.feed(frame)
+        self.t_s += len(frame) / SAMPLE_RATE
+        if hits:
+            self.hits.extend(hits)
+            self._open_until = self.t_s + self.listen_s
+            return hits[0]
+        if busy and self.is_open:
+            self._open_until = max(self._open_until, self.t_s + self.follow_up_s)
+        return None
+
+
+def chime(rate: int, volume: float = 0.3) -> np.ndarray:
+    """A short rising two-note chime (≈ 0.25 s): clearly not speech, so VAD ignores it."""
+    out = []
+    for freq, dur in ((880.0, 0.11), (1318.5, 0.14)):
+        t = np.arange(int(dur * rate)) / rate
+        env = np.minimum(1.0, t / 0.01) * np.exp(-t * 18.0)  # 10 ms attack, bell-like decay
+        out.append(np.sin(2 * np.pi * freq * t) * env)
+    return (np.concatenate(out) * volume).astype(np.float32)
