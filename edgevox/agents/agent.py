@@ -387,7 +387,10 @@ class _Turn:
         from edgevox.grammars import GrammarError, grammar_for_strategy
 
         a = self.agent
-        if strategy in ("none", "free") or not getattr(a.backend, "supports_grammar", True):
+        if not getattr(a.backend, "supports_grammar", True):
+            return None
+        # the envelope keeps its shape even with no tools: "none" is its answer branch
+        if strategy == "free" or (strategy == "none" and a.preset.wire_format != "envelope"):
             return None
         try:
             return grammar_for_strategy(strategy, tools, a.preset.wire_format, cache=a.grammar_cache,
@@ -523,7 +526,9 @@ class _Turn:
         from edgevox.tools import ToolResult
 
         a = self.agent
-        ids = assign_ids([c.id for c in output.calls], a.preset.call_ids, self.taken_ids)
+        ids = assign_ids([c.id for c in output.calls], a.preset.call_ids, self.taken_ids,
+                         calls=[(c.name, c.arguments) for c in output.calls],
+                         seed=f"{self.start_len}\x00{self.ctx.text}")
         planned: list[tuple[Any, ToolResult | None]] = []  # (call, pre-made result)
         for call, cid in zip(output.calls, ids, strict=True):
             call.id = cid

@@ -7,6 +7,7 @@ the process there). Nothing here imports llama_cpp until ``Grammar.compiled()``.
 
 from .builders import (
     Grammar,
+    answer_grammar,
     gbnf_grammar,
     json_schema_grammar,
     normalize_tools,
@@ -22,7 +23,7 @@ from .choice import POLICIES, TOOL_CHOICES, grammar_for_strategy, tool_choice_st
 from .gbnf import GrammarError, ParsedGrammar, parse_gbnf, validate_gbnf
 from .matcher import GbnfMatcher
 from .structured import StructuredOutputInvalid, complete_structured
-from .wire import WIRE_FORMATS, WireFormat, render_tool_calls
+from .wire import WIRE_FORMATS, WireFormat, render_answer, render_tool_calls
 
 __all__ = [
     "Grammar", "GrammarError", "GrammarCache", "ParsedGrammar", "GbnfMatcher", "WireFormat",
@@ -30,5 +31,5 @@ __all__ = [
     "tool_call_grammar", "single_tool_grammar", "reply_or_tool_grammar", "json_schema_grammar",
     "regex_grammar", "gbnf_grammar", "validate_gbnf", "parse_gbnf", "render_tool_calls",
     "tool_choice_strategy", "grammar_for_strategy", "static_dir", "normalize_tools", "tools_key",
-    "StructuredOutputInvalid", "complete_structured",
+    "StructuredOutputInvalid", "complete_structured", "answer_grammar", "render_answer",
 ]

@@ -20,12 +20,12 @@ from .emit import RuleSet, avoid_rules, lit, rule_names
 from .gbnf import GrammarError, ParsedGrammar, validate_gbnf
 from .regex import regex_to_gbnf
 from .schema import SchemaCompiler
-from .wire import build_calls, get_format
+from .wire import build_calls, envelope_answer, get_format
 
 __all__ = [
     "Grammar", "static_dir", "static_piece", "tool_call_grammar", "single_tool_grammar",
     "reply_or_tool_grammar", "json_schema_grammar", "regex_grammar", "gbnf_grammar",
-    "normalize_tools", "tools_key", "DEFAULT_THINK",
+    "normalize_tools", "tools_key", "DEFAULT_THINK", "answer_grammar",
 ]
 
 DEFAULT_THINK = ("<think>", "</think>")
@@ -246,7 +246,9 @@ def _tool_grammar(strategy: str, tools: Any, wire_format: str, *, think: Any,
     pieces = {"json", fmt.style}
     calls = build_calls(fmt, entries, rs, parallel=bool(parallel_tool_calls))
     prefix = _think_prefix(rs, pair, pieces)
-    if strategy == "reply_or_tool":
+    if strategy == "reply_or_tool" and fmt.name == "envelope":
+        body = f"({calls} | {envelope_answer(rs)})"  # the first token picks the branch
+    elif strategy == "reply_or_tool":
         pieces.add("reply")
         if fmt.bare:
             reply = "reply-bare"
@@ -288,6 +290,20 @@ def reply_or_tool_grammar(tools: Any, wire_format: str = "hermes", *, think: Any
     """
     return _tool_grammar("reply_or_tool", tools, wire_format, think=think,
                          parallel_tool_calls=parallel_tool_calls, text_before_calls=text_before_calls)
+
+
+def answer_grammar(wire_format: str = "envelope", *, think: Any = None) -> Grammar:
+    """``tool_choice="none"`` under the envelope: only the answer branch,
+    ``{"answer": "..."}`` (an optional think block first)."""
+    fmt = get_format(wire_format)
+    if fmt.name != "envelope":
+        raise GrammarError(f"an answer-only grammar exists for the envelope format, not {fmt.name!r}")
+    pair = _think_pair(think)
+    rs = RuleSet(reserved=set(_reserved()))
+    pieces = {"json"}
+    prefix = _think_prefix(rs, pair, pieces)
+    key = ("answer", fmt.name, "", _opts_key(think=pair))
+    return _finish(rs, prefix + envelope_answer(rs), pieces, strategy="answer", wire_format=fmt.name, key=key)
 
 
 def _schema_of(schema: Any) -> Any:

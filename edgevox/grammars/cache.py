@@ -20,6 +20,7 @@ from .builders import (
     _schema_of,
     _think_pair,
     _tool_grammar,
+    answer_grammar,
     gbnf_grammar,
     json_schema_grammar,
     normalize_tools,
@@ -32,7 +33,7 @@ from .wire import get_format
 __all__ = ["GrammarCache", "STRATEGIES"]
 
 #: Strategies that have a grammar (``("single", name)`` is also accepted).
-STRATEGIES = ("required", "reply_or_tool", "single", "json_schema", "regex", "gbnf")
+STRATEGIES = ("required", "reply_or_tool", "single", "json_schema", "regex", "gbnf", "answer")
 _TOOL_OPTS = {"think", "parallel_tool_calls", "text_before_calls", "name"}
 
 
@@ -93,6 +94,9 @@ class GrammarCache:
                     "text_before_calls": bool(opts.get("text_before_calls", False)),
                     "name": opts.get("name")}
             return (strategy, get_format(wire_format or "hermes").name, tools_key(tools), _opts_key(**norm))
+        if strategy == "answer":
+            return (strategy, get_format(wire_format or "envelope").name, "",
+                    _opts_key(think=_think_pair(opts.get("think"))))
         if strategy == "json_schema":
             schema = opts.get("schema")
             if isinstance(schema, type):
@@ -117,6 +121,8 @@ class GrammarCache:
                 raise GrammarError(f"tool_choice names {name!r}, which is not among the tools")
             return _tool_grammar("single", entries, wire_format or "hermes", think=opts.get("think"),
                                  parallel_tool_calls=False, key_tools=key[2])
+        if strategy == "answer":
+            return answer_grammar(wire_format or "envelope", think=opts.get("think"))
         if strategy == "json_schema":
             return json_schema_grammar(_schema_of(opts.get("schema")))
         if strategy == "regex":

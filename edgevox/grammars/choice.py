@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .builders import Grammar, reply_or_tool_grammar, single_tool_grammar, tool_call_grammar
+from .builders import (
+    Grammar,
+    answer_grammar,
+    reply_or_tool_grammar,
+    single_tool_grammar,
+    tool_call_grammar,
+)
 
 __all__ = ["tool_choice_strategy", "grammar_for_strategy", "TOOL_CHOICES", "POLICIES"]
 
@@ -67,7 +73,14 @@ def grammar_for_strategy(strategy: Strategy, tools: Any, wire_format: str = "her
                          cache: Any = None, think: Any = None,
                          parallel_tool_calls: bool = True) -> Grammar | None:
     """The Grammar for a strategy, or None when decoding is unconstrained ("none"/"free").
-    With ``cache`` (a GrammarCache) the grammar is built once per tool set."""
+    With ``cache`` (a GrammarCache) the grammar is built once per tool set.
+
+    The envelope format is the exception: there "none" is its answer branch alone
+    (``{"answer": "..."}``), so a reply keeps the one shape the parser reads."""
+    if strategy == "none" and wire_format == "envelope":
+        if cache is not None:
+            return cache.get("answer", None, wire_format, think=think)
+        return answer_grammar(wire_format, think=think)
     if strategy in ("none", "free"):
         return None
     if cache is not None:

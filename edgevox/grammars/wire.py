@@ -19,7 +19,8 @@ from .emit import RuleSet, avoid_rules, lit
 from .gbnf import GrammarError
 from .schema import SchemaCompiler, members
 
-__all__ = ["WIRE_FORMATS", "WireFormat", "build_calls", "render_tool_calls"]
+__all__ = ["WIRE_FORMATS", "WireFormat", "build_calls", "render_tool_calls", "render_answer",
+           "envelope_answer"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ _FORMATS = [
     # format constrains the calls the model actually makes.
     WireFormat("json_fenced", "json", "```json",
                '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```'),
+    # The generic answer-or-call envelope for models with no known tool format: every
+    # reply is one JSON object, a call or an answer in words, so the very first token
+    # chooses between acting and answering (see ``envelope_answer``).
+    WireFormat("envelope", "json", None, '{"tool": "f", "arguments": {"a": 1}}'),
 ]
 WIRE_FORMATS: dict[str, WireFormat] = {f.name: f for f in _FORMATS}
 # formats whose call is a {"name": ..., "arguments"/"parameters": {...}} object
@@ -199,7 +204,15 @@ def _one_call(fmt: WireFormat, name: str, args: str) -> str:
     if n == "qwen3_coder":
         return f"{lit('<tool_call>' + chr(10) + '<function=' + name + '>' + chr(10))} {args} " \
                f"{lit('</function>' + chr(10) + '</tool_call>')}"
+    if n == "envelope":
+        head = lit('{"tool": ' + json.dumps(name, ensure_ascii=False) + ', "arguments": ')
+        return f'{head} {args} "}}"'
     raise ValueError(n)
+
+
+def envelope_answer(rs: RuleSet) -> str:
+    """The envelope's answer branch: ``{"answer": "<any JSON string>"}``."""
+    return rs.add("env-answer", '"{\\"answer\\": " json-string "}"')
 
 
 def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, *,
@@ -219,6 +232,8 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
     n = fmt.name
     if n == "json_fenced":
         return rs.add("calls", _fenced_calls(rs, item, parallel))
+    if n == "envelope":  # one call object, or (parallel) a JSON list of them
+        return rs.add("calls", f'{item} | "[" {item} (", " {item})* "]"' if parallel else item)
     list_wrap = {"mistral": ('"[TOOL_CALLS]["', '"]"'), "xlam": ('"["', '"]"'),
                  "pythonic": ('"["', '"]"'), "granite": ('"<|tool_call|>["', '"]"'),
                  "phi4": ('"<|tool_call|>["', '"]<|/tool_call|>"')}
@@ -337,4 +352,12 @@ def render_tool_calls(calls: Sequence[Any], wire_format: str) -> str:
                              for k, v in a.items())
             blocks.append(f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>")
         return "\n".join(blocks)
+    if n == "envelope":
+        objs = [f'{{"tool": {js(name)}, "arguments": {js(dict(a))}}}' for name, a in pairs]
+        return objs[0] if len(objs) == 1 else "[" + ", ".join(objs) + "]"
     raise ValueError(n)
+
+
+def render_answer(text: str) -> str:
+    """An answer in words, written as the envelope's answer object."""
+    return json.dumps({"answer": text}, ensure_ascii=False)

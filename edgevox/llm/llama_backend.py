@@ -73,6 +73,19 @@ class LlamaBackend:
         self._add_bos = bool(self.info.metadata.get("tokenizer.ggml.add_bos_token", False))
         self.model_name = self.info.name
 
+    def with_preset(self, preset: str | Preset) -> LlamaBackend:
+        """This loaded model under another preset (e.g. ``"qwen25+envelope"``): a second
+        backend object sharing the weights, the KV cache and the lock, not a second load."""
+        import copy
+
+        other = copy.copy(self)
+        other.preset = get_preset(preset)
+        other.template = ChatTemplate(self.template.source if self.info.chat_template else
+                                      (other.preset.chat_template or self.template.source),
+                                      other.preset, bos_token=self.template.bos_token,
+                                      eos_token=self.template.eos_token)
+        return other
+
     @contextlib.contextmanager
     def decoding_mode(self, mask_engine: str | None = None,
                       fast_forward: bool | None = None) -> Iterator[None]:

@@ -30,7 +30,9 @@ DEFAULT_TOOL_PROMPT = """You can call these tools. Each is described by a JSON s
 To call a tool, answer only with {{ call_example }}. Otherwise answer in plain words."""
 
 _TOOL_RESULT_MODES = ("native", "synthetic")
-_CALL_ID_STYLES = ("random", "mistral9", "none")
+_CALL_ID_STYLES = ("random", "mistral9", "stable", "none")
+#: the preset for a template no other preset recognises: the generic JSON envelope
+FALLBACK_PRESET = "envelope"
 
 
 class PresetError(ValueError):
@@ -152,13 +154,31 @@ def all_presets() -> dict[str, Preset]:
 
 
 def get_preset(name: str | Preset) -> Preset:
-    """A preset by name (or a Preset passed through); unknown names list the known ones."""
+    """A preset by name (or a Preset passed through); unknown names list the known ones.
+    ``"NAME+envelope"`` is preset NAME with the JSON envelope as its tool format."""
     if isinstance(name, Preset):
         return name
     presets = all_presets()
+    if isinstance(name, str) and name.endswith("+envelope") and name not in presets:
+        return with_envelope(get_preset(name[: -len("+envelope")]))
     if name not in presets:
         raise PresetError(f"unknown preset {name!r}; known presets: {', '.join(sorted(presets))}")
     return presets[name]
+
+
+def with_envelope(base: str | Preset) -> Preset:
+    """``base``'s chat layout (template, stops, think tags, system folding) with the generic
+    JSON envelope as its tool format; ``get_preset("gemma3+envelope")`` names the same."""
+    from dataclasses import replace
+
+    base = get_preset(base)
+    env = get_preset(FALLBACK_PRESET)
+    if base.wire_format == env.wire_format:
+        return base
+    return replace(base, name=f"{base.name}+envelope", wire_format=env.wire_format,
+                   detectors=env.detectors, call_ids=env.call_ids, tools_in_prompt=True,
+                   tool_prompt=env.tool_prompt, synthetic_template=env.synthetic_template,
+                   trigger={})
 
 
 def detect_preset(architecture: str, chat_template: str | None) -> Preset:
@@ -176,6 +196,6 @@ def detect_preset(architecture: str, chat_template: str | None) -> Preset:
         score += preset.priority
         if best is None or score > best[0]:
             best = (score, preset)
-    chosen = best[1] if best else get_preset("hermes")
+    chosen = best[1] if best else get_preset(FALLBACK_PRESET)
     log.info("no preset given: picked %r for architecture %r", chosen.name, architecture)
     return chosen

@@ -39,6 +39,7 @@ CALL_EXAMPLES = {
     "tool_code": '```tool_code\ntool_name(arg1="value", arg2=3)\n```',
     "functionary": '<function=tool_name>{"arg1": "value"}</function>',
     "qwen3_coder": "<tool_call>\n<function=tool_name>\n<parameter=arg1>\nvalue\n</parameter>\n</function>\n</tool_call>",
+    "envelope": '{"tool": "<tool name>", "arguments": {<arguments as JSON>}}',
 }
 
 
@@ -125,16 +126,27 @@ def _fold_system(msgs: list[Message]) -> list[Message]:
 
 
 def format_synthetic_results(results: Sequence[Message], preset: Preset) -> Message:
-    """Fold tool-role messages into one message for templates without a tool role."""
-    items = "; ".join(
-        f"{r.get('name') or 'tool'} -> {json.dumps(r.get('content', ''), ensure_ascii=False)}"
-        for r in results
-    )
+    """Fold tool-role messages into one message for templates without a tool role
+    (the envelope format writes them as a JSON list of ``{"tool", "id", "result"}``)."""
+    if preset.wire_format == "envelope":
+        items = json.dumps([{"tool": r.get("name") or "tool", "id": r.get("tool_call_id"),
+                             "result": r.get("content", "")} for r in results], ensure_ascii=False)
+    else:
+        items = "; ".join(
+            f"{r.get('name') or 'tool'} -> {json.dumps(r.get('content', ''), ensure_ascii=False)}"
+            for r in results
+        )
     return {"role": preset.synthetic_role, "content": preset.synthetic_template.format(results=items)}
 
 
 def prepare_messages(messages: Sequence[Message], preset: Preset) -> list[Message]:
-    """Normalise messages for templates: dict arguments, no None content, tool-role fallback."""
+    """Normalise messages for templates: dict arguments, no None content, tool-role fallback.
+
+    Under the envelope format every assistant turn is written as the model must write it:
+    calls as ``{"tool": …, "arguments": …}`` (a list for several), words as
+    ``{"answer": …}``, whatever the template does with tool calls.
+    """
+    envelope = preset.wire_format == "envelope"
     out: list[Message] = []
     pending: list[Message] = []
     for raw in messages:
@@ -155,12 +167,38 @@ def prepare_messages(messages: Sequence[Message], preset: Preset) -> list[Messag
         if pending:
             out.append(format_synthetic_results(pending, preset))
             pending = []
-        if m["role"] == "assistant" and m.get("tool_calls") and not preset.native_tool_role:
+        if m["role"] == "assistant" and m.get("tool_calls") and envelope:
+            m = {"role": "assistant", "content": _calls_as_envelope(m["tool_calls"])}
+        elif m["role"] == "assistant" and m.get("tool_calls") and not preset.native_tool_role:
             m = {"role": "assistant", "content": m["content"] or _calls_as_text(m["tool_calls"])}
+        elif m["role"] == "assistant" and envelope:
+            m = {**m, "content": _as_answer(m["content"])}
         out.append(m)
     if pending:
         out.append(format_synthetic_results(pending, preset))
     return out
+
+
+def _calls_as_envelope(calls: list[dict]) -> str:
+    objs = []
+    for call in calls:
+        fn = call.get("function", call)
+        args = fn.get("arguments", {})
+        objs.append({"tool": fn["name"], "arguments": args if isinstance(args, dict) else {}})
+    return json.dumps(objs[0] if len(objs) == 1 else objs, ensure_ascii=False)
+
+
+def _as_answer(content: str) -> str:
+    """A past reply in words as ``{"answer": …}`` (left alone if it already is an envelope)."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        value = None
+    if isinstance(value, dict) and ("answer" in value or "tool" in value):
+        return content
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "tool" in v for v in value):
+        return content
+    return json.dumps({"answer": content}, ensure_ascii=False)
 
 
 def _calls_as_text(calls: list[dict]) -> str:

@@ -75,7 +75,8 @@ SPAN_SINK: ContextVar[list[Span] | None] = ContextVar("edgevox_span_sink", defau
 def resolve_overlaps(groups: list[list[Span]]) -> list[Span]:
     """Merge span lists given in priority order into non-overlapping spans.
 
-    Spans that carry a call beat spans that carry only rejections, which beat empty ones (a
+    Spans that carry an answer (``say``) beat spans that carry a call, which beat spans
+    that carry only rejections, which beat empty ones (a
     format that parses a region beats one that merely recognised its opening tag); among
     equals the earlier group wins, then the earlier start.
     """
@@ -93,6 +94,8 @@ def resolve_overlaps(groups: list[list[Span]]) -> list[Span]:
 
 
 def _weight(sp: Span) -> int:
+    if sp.say is not None:  # an answer object is the outer structure: what it quotes is text
+        return -1
     if sp.calls:
         return 0
     return 1 if sp.items else 2

@@ -52,6 +52,7 @@ DEFAULT_PARSERS: tuple[str, ...] = (
     "llama32",
     "xlam",
     "pythonic",
+    "envelope",
 )
 
 
@@ -342,7 +343,7 @@ def analyse(
             if not usable(sp):
                 continue
             a, b = _to_raw(sp.start, pieces), _to_raw(sp.end, pieces, end=True)
-            mapped = Span(a, b, sp.items, sp.final, sp.pending_name)
+            mapped = Span(a, b, sp.items, sp.final, sp.pending_name, sp.say)
             if not any(mapped.start < o.end and o.start < mapped.end for o in raw):
                 stripped_all.append(mapped)
         if want_hold:
@@ -444,7 +445,7 @@ def _check_calls(
                     elif key in drafted:
                         continue  # the same call already made while thinking
             items.append(it)
-        out.append(Span(sp.start, sp.end, items, sp.final, sp.pending_name))
+        out.append(Span(sp.start, sp.end, items, sp.final, sp.pending_name, sp.say))
     return out, think_keys
 
 
@@ -521,6 +522,9 @@ def assemble(regions: list[Region], text: str, content: Joiner, reasoning: Joine
         else:
             content.cut()
             reasoning.cut()
+            if r.span is not None and r.span.say is not None:
+                content.feed(r.span.say)
+                content.cut()
 
 
 def truncation_note(length: int) -> RejectedCall:

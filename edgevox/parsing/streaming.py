@@ -109,6 +109,7 @@ class StreamingParser:
         self._final: ParseResult | None = None
         self._base = 0  # everything before it is decided: re-parses start here
         self._drafted: frozenset[str] = frozenset()
+        self._said: dict[int, int] = {}  # span start -> chars of its ``say`` already fed
         self.reparses = 0  # how often the chain was re-run (for benchmarks)
         self.regressions = 0
 
@@ -195,6 +196,11 @@ class StreamingParser:
         think_open = self._cfg.think_open if base == 0 else False
         a = analyse(buf[base:], self._cfg, want_hold=not final, drafted=self._drafted, think_open=think_open)
         hold = len(buf) if final else base + a.hold
+        if not final:
+            # an answer still arriving is decided up to its start: say what it has so far
+            open_say = next((sp for sp in a.spans if sp.say is not None and not sp.final), None)
+            if open_say is not None and a.hold_raw == open_say.start:
+                hold = base + open_say.start
         self._walk(a, base, hold, events)
         if final:
             return a
@@ -240,11 +246,16 @@ class StreamingParser:
             rs, re_ = base + r.start, base + r.end
             if re_ <= self._fed:
                 continue
+            if rs == hold and re_ > hold and r.span is not None and r.span.say is not None:
+                self._say(rs, r.span.say)  # the answer so far; the span stays open
+                break
             if rs >= hold:
                 break
             if r.kind in ("span", "tag"):
                 if re_ > hold:
                     break
+                if r.span is not None and r.span.say is not None:
+                    self._say(rs, r.span.say)
                 self._content.cut()
                 self._reasoning.cut()
                 if r.span is not None:
@@ -265,6 +276,16 @@ class StreamingParser:
             if re_ > hold:
                 break
         self._emit_text(events)
+
+    def _say(self, start: int, say: str) -> None:
+        """Feed the part of a span's ``say`` not fed yet (cut from what came before once)."""
+        done = self._said.get(start)
+        if done is None:
+            self._content.cut()
+            self._reasoning.cut()
+            done = 0
+        self._content.feed(say[done:])
+        self._said[start] = max(done, len(say))
 
     def _emit_text(self, events: list[Event]) -> None:
         c = self._content.text

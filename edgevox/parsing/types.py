@@ -56,7 +56,10 @@ class Span:
     ``items`` are the calls (or rejections) found in it, in order. ``final`` is False while
     more text could still change the items (truncated JSON, an unclosed list): the
     streaming parser holds such regions back. ``pending_name`` is the name of a call whose
-    arguments are still arriving, when the detector can already tell it.
+    arguments are still arriving, when the detector can already tell it. ``say`` is
+    speakable text the markup carries (the envelope's ``{"answer": …}``, decoded): it
+    becomes content where the span stands; while ``final`` is False it is the part decoded
+    so far, always a prefix of the final text.
     """
 
     start: int
@@ -64,6 +67,7 @@ class Span:
     items: list[Item] = field(default_factory=list)
     final: bool = True
     pending_name: str | None = None
+    say: str | None = None
 
     @property
     def calls(self) -> list[ToolCall]:

@@ -16,6 +16,7 @@ from strategies import from_schema
 from edgevox.grammars import (
     WIRE_FORMATS,
     GrammarError,
+    render_answer,
     render_tool_calls,
     reply_or_tool_grammar,
     single_tool_grammar,
@@ -224,10 +225,33 @@ def test_truncated_and_garbage_do_not_match(fmt):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_reply_or_tool_accepts_plain_replies_of_any_length(fmt):
     g = grammar("reply", fmt)
+    # the envelope writes its reply as {"answer": "..."}: plain text is no reply there
+    word = render_answer if fmt == "envelope" else (lambda s: s)
     for reply in ("Hello!", "It is 5 o'clock.\nAnything else?", "x" * 500, "Sure: {a} [b] <c>"):
-        assert g.matches(reply), reply
+        assert g.matches(word(reply)), reply
     assert not g.matches(""), "an empty reply is not a reply"
-    assert not grammar("call", fmt).matches("Hello!")
+    assert not grammar("call", fmt).matches(word("Hello!"))
+
+
+def test_envelope_tool_choice_forms():
+    """none: the answer alone; auto: calls or answer; required: calls only; named: that one."""
+    from edgevox.grammars import grammar_for_strategy, tool_choice_strategy
+
+    call = render_tool_calls([("get_time", {})], "envelope")
+    both = render_tool_calls([("get_time", {}), ("get_weather", {"city": "Oslo"})], "envelope")
+    answer = render_answer('I said "no".')
+    forms = {c: grammar_for_strategy(tool_choice_strategy(c, constrain_auto=True), TOOLS, "envelope")
+             for c in ("none", "auto", "required")}
+    forms["named"] = grammar_for_strategy(tool_choice_strategy(
+        {"type": "function", "function": {"name": "get_time"}}), TOOLS, "envelope")
+    assert [forms["none"].matches(t) for t in (answer, call, both)] == [True, False, False]
+    assert [forms["auto"].matches(t) for t in (answer, call, both)] == [True, True, True]
+    assert [forms["required"].matches(t) for t in (answer, call, both)] == [False, True, True]
+    assert [forms["named"].matches(t) for t in (answer, call, both)] == [False, True, False]
+    assert not forms["named"].matches(render_tool_calls([("get_weather", {"city": "Oslo"})], "envelope"))
+    # key order and spacing are json.dumps's, so every key is forced text
+    assert not forms["auto"].matches('{"arguments": {}, "tool": "get_time"}')
+    assert not forms["auto"].matches('{"tool":"get_time","arguments":{}}')
 
 
 @pytest.mark.parametrize("fmt", [f for f, w in WIRE_FORMATS.items() if w.opener])

@@ -61,7 +61,7 @@ def test_unknown_preset_lists_known():
     ("gemma3", "<start_of_turn>", "gemma3"),
     ("mistral3", "[TOOL_CALLS]", "mistral"),
     ("granite", "<|start_of_role|> <|tool_call|>", "granite"),
-    ("unknown-arch", None, "hermes"),
+    ("unknown-arch", None, "envelope"),
 ])
 def test_detect_preset(arch, template, expected):
     assert detect_preset(arch, template).name == expected

@@ -242,8 +242,9 @@ def _class(chars: Sequence[str], negated: bool = False) -> str:
 # -- from a preset --------------------------------------------------------------------------------
 
 
-def lazy_tool_grammar(tools: Any, preset: Any, *, parallel: bool = True) -> TriggeredGrammar:
-    """Prose or calls for ``tools`` in ``preset``'s wire format, triggered by its ``[trigger]``.
+def lazy_tool_grammar(tools: Any, preset: Any, *, parallel: bool = True) -> Any:
+    """Prose or calls for ``tools`` in ``preset``'s wire format, triggered by its ``[trigger]``
+    (a :class:`TriggeredGrammar`; for the envelope format its plain union grammar).
 
     ``[trigger]`` keys: ``begin`` (the marker that opens a call; required), ``at_start``,
     ``triggers`` (more trigger strings). By default the call block is the
@@ -256,6 +257,12 @@ def lazy_tool_grammar(tools: Any, preset: Any, *, parallel: bool = True) -> Trig
     from edgevox.llm.presets import get_preset
 
     preset = get_preset(preset)
+    if preset.wire_format == "envelope":
+        # Nothing to trigger on: the envelope's first token already chooses between the
+        # answer and a call, so its union grammar applies from token 0 (not lazy).
+        from edgevox.grammars import reply_or_tool_grammar
+
+        return reply_or_tool_grammar(tools, "envelope", parallel_tool_calls=parallel)
     trig: Mapping[str, Any] = preset.trigger or {}
     begin = trig.get("begin")
     if not isinstance(begin, str) or not begin:

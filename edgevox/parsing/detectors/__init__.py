@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Detector, MultiDetector, register_detector
 from .bare import BareJson
+from .envelope import Envelope
 from .gemma import Gemma
 from .llama import Llama32, PythonTag
 from .mistral import Mistral
@@ -45,6 +46,7 @@ BUILTIN: dict[str, type[Detector]] = {
     "phi4": Phi4,
     "functionary": Functionary,
     "qwen3_coder": Qwen3Coder,
+    "envelope": Envelope,
 }
 
 for _name, _cls in BUILTIN.items():
@@ -53,6 +55,7 @@ for _name, _cls in BUILTIN.items():
 __all__ = [
     "BUILTIN",
     "BareJson",
+    "Envelope",
     "Functionary",
     "Gemma",
     "Granite",
