@@ -11,11 +11,13 @@ LLAMA_VERSION="0.3.36"
 PY="${PYTHON:-python3}"
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
-# 1. System packages: PortAudio for live audio, a C/C++ compiler and venv for the build.
+# 1. System packages: PortAudio for live audio, a C/C++ compiler and venv for the build,
+#    tmux for the terminal-face tests.
 missing=()
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 command -v c++ >/dev/null 2>&1 || missing+=(g++)
 "$PY" -c "import venv, ensurepip" >/dev/null 2>&1 || missing+=(python3-venv)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)  # the face's tests drive a real terminal
 if command -v ldconfig >/dev/null 2>&1 && ! ldconfig -p 2>/dev/null | grep -q libportaudio.so.2; then
   missing+=(libportaudio2)
 fi

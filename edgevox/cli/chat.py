@@ -24,7 +24,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-tokens", type=int, default=256)
     p.add_argument("--temperature", type=float, default=None)
     p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--json", action="store_true", help="print the turn's result as JSON")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--json", action="store_true", help="print the turn's result as JSON")
+    view.add_argument("--tui", action="store_true",
+                      help="show each turn as the voice face does: calls, results, reply, latency")
     p.add_argument("--tools", choices=TOOLSETS, default="none",
                    help="tool set: none, or home (lights, thermostat, timers, time)")
     p.add_argument("--policy", default="auto", choices=("auto", "required_first_hop", "required_always"),
@@ -93,6 +96,8 @@ def _turn(agent: Any, text: str, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.tui:
+        return run_tui(args)
     agent = build_agent(args)
     if args.prompt is not None:
         return _turn(agent, args.prompt, args)
@@ -105,3 +110,33 @@ def run(args: argparse.Namespace) -> int:
         if not line:
             return 0
         _turn(agent, line, args)
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    """`edgevox chat --tui`: each typed turn drawn live by the voice face's turn view."""
+    from edgevox.cli.face import Face, FaceModel, text_turn
+
+    model = FaceModel(f"EdgeVox chat · {Path(str(args.model)).name}",
+                      "Ctrl-C cancels the turn · empty line or Ctrl-D quits", max_turns=1, show_mic=False)
+    face = Face(model)
+    problem = face.problem()
+    if problem:
+        print(f"edgevox chat: {problem}", file=sys.stderr)
+        return 1
+    agent = build_agent(args)
+    index = 0
+    while True:
+        if args.prompt is not None:
+            line = args.prompt if index == 0 else ""
+        else:
+            try:
+                line = face.console.input("> ").strip()
+            except EOFError:
+                line = ""
+        if not line:
+            return 0
+        with face:  # the finished turn stays on screen above the next prompt
+            text_turn(model.observe, index, line, agent.run_stream(line))
+        if args.session:
+            agent.session.save(args.session)
+        index += 1

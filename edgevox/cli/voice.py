@@ -19,7 +19,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_common(p)
     p.add_argument("--input", type=Path, default=None, help="a WAV file with the request (headless)")
     p.add_argument("--output", type=Path, default=None, help="where to write the reply WAV")
-    p.add_argument("--json", action="store_true", help="print transcript, calls, reply, metrics as JSON")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--json", action="store_true", help="print transcript, calls, reply, metrics as JSON")
+    view.add_argument("--tui", action="store_true",
+                      help="a live terminal face: state, mic level, turns, calls, latency "
+                           "(keys: m mute, c cancel the turn, q quit)")
+    p.add_argument("--realtime", action="store_true",
+                   help="with --input: feed the request at speech pace and play the reply at "
+                        "real-time pace into --output, as a live session would")
     p.add_argument("--list-devices", action="store_true", help="list sound devices and exit")
     p.add_argument("--input-device", default=None, help="microphone: index or part of the name")
     p.add_argument("--output-device", default=None, help="speaker: index or part of the name")
@@ -119,9 +126,11 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as exc:  # an unknown wake word, a missing extra
         print(f"edgevox voice: {exc}", file=sys.stderr)
         return 2
+    if args.tui:
+        return run_tui(args, pipe)
     agent, home = build_voice_agent(args)
     if args.input is not None:
-        rep = pipe.run_file(args.input, args.output, responder_for(agent))
+        rep = pipe.run_file(args.input, args.output, responder_for(agent), realtime=args.realtime)
         follow_ups = pipe.reports[1:]  # with --wake, turns after the first need no wake word
         if args.json:
             data = report_dict(rep, home)
@@ -143,3 +152,60 @@ def run(args: argparse.Namespace) -> int:
     for rep in reports:
         print_report(rep, home)
     return 0
+
+
+def run_tui(args: argparse.Namespace, pipe: Any) -> int:
+    """`edgevox voice --tui`: the same session with the terminal face (`edgevox.cli.face`)."""
+    import threading
+
+    from edgevox.cli.face import Face, FaceModel, KeyReader
+    from edgevox.voice import AudioError
+
+    model = FaceModel(f"EdgeVox · {Path(str(args.model)).name}",
+                      "keys: m mute · c cancel the turn · q quit")
+    face = Face(model)
+    try:
+        problem = face.problem() or (None if args.input is not None else _check_sound_devices(args))
+    except AudioError as exc:
+        problem = str(exc)
+    if problem:
+        print(f"edgevox voice: {problem}", file=sys.stderr)
+        return 1
+    quit_ = threading.Event()
+    with face:
+        pipe.events.subscribe(model.observe)
+        agent, _home = build_voice_agent(args)
+
+        def stop() -> None:
+            quit_.set()
+            pipe.cancel_turn()
+
+        keys = {"m": lambda: pipe.mute(not pipe.muted), "c": pipe.cancel_turn, "q": stop}
+        with KeyReader(keys):
+            if args.input is not None:
+                rep = pipe.run_file(args.input, args.output, responder_for(agent),
+                                    realtime=args.realtime, stop_event=quit_)
+                return 0 if not rep.error else 1
+            try:
+                pipe.run_live(responder_for(agent), input_device=args.input_device,
+                              output_device=args.output_device, duplex=args.duplex, stop_event=quit_)
+            except AudioError as exc:
+                face.erase_on_exit()
+                err = exc
+            else:
+                return 0
+    print(f"edgevox voice: {err}", file=sys.stderr)
+    return 1
+
+
+def _check_sound_devices(args: argparse.Namespace) -> None:
+    """Fail before the models load (and before the face draws) when there is no sound card."""
+    from edgevox.voice.audio import AudioError, list_devices, resolve_device
+
+    devices = list_devices()
+    for kind, spec in (("input", args.input_device), ("output", args.output_device)):
+        if not any((d.max_input_channels if kind == "input" else d.max_output_channels) > 0
+                   for d in devices):
+            raise AudioError(f"There is no {kind} sound device; check that a sound card is present, "
+                             "or use WAV files with --input/--output.")
+        resolve_device(spec, kind)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "AudioError": "audio", "WavSource": "audio", "WavSink": "audio", "ArraySource": "audio",
+    "AudioError": "audio", "WavSource": "audio", "WavSink": "audio", "PacedWavSink": "audio", "ArraySource": "audio",
     "MicSource": "audio", "SpeakerSink": "audio", "ScriptedDuplex": "audio", "Cue": "audio",
     "list_devices": "audio", "resolve_device": "audio", "read_wav": "audio", "write_wav": "audio",
     "load_audio": "audio", "resample": "audio", "Resampler": "audio",

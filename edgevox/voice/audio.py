@@ -449,6 +449,48 @@ class BufferedSink:
         self.stop()
 
 
+class PacedWavSink(BufferedSink):
+    """A speaker made of a clock and a WAV file: plays at real-time pace, records what played.
+
+    What `edgevox voice --input X --realtime` writes to: a reply takes as long to "play" as
+    it would on a speaker, so a person (or a test) can watch and interrupt it, and a cancel
+    leaves only what was heard in the file.
+    """
+
+    def __init__(self, path: str | Path | None, sample_rate: int, block_s: float = 0.02):
+        super().__init__(sample_rate)
+        self.path = Path(path) if path is not None else None
+        self.played: list[np.ndarray] = []
+        self._block = max(1, int(block_s * self.sample_rate))
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._clock, name="paced-wav-sink", daemon=True)
+        self._thread.start()
+
+    def _clock(self) -> None:
+        step = self._block / self.sample_rate
+        tick = time.monotonic()
+        while not self._closed.is_set():
+            playing = self.is_playing()
+            out = self.pull(self._block, tick)
+            if playing:
+                self.played.append(out)
+            tick += step
+            self._closed.wait(max(0.0, tick - time.monotonic()))
+
+    def audio(self) -> np.ndarray:
+        return np.concatenate(self.played) if self.played else np.zeros(0, np.float32)
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self.wait(60.0)
+        self._closed.set()
+        self._thread.join()
+        self.stop()
+        if self.path is not None:
+            write_wav(self.path, self.audio(), self.sample_rate)
+
+
 # --------------------------------------------------------------------------- sound devices
 
 

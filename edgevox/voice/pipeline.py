@@ -47,6 +47,7 @@ from edgevox.voice.audio import (
     AudioSink,
     AudioSource,
     MicSource,
+    PacedWavSink,
     SpeakerSink,
     WavSink,
     WavSource,
@@ -413,12 +414,18 @@ class VoicePipeline:
 
     # -- entry points ---------------------------------------------------------------------
     def run_file(self, input_wav: str | Path, output_wav: str | Path | None,
-                 responder: Responder) -> TurnReport:
-        """Headless: one request WAV in, the reply WAV out, the first turn's report back."""
-        source = WavSource(input_wav)
-        sink = WavSink(output_wav, self.tts.sample_rate)
+                 responder: Responder, *, realtime: bool = False,
+                 stop_event: threading.Event | None = None) -> TurnReport:
+        """Headless: one request WAV in, the reply WAV out, the first turn's report back.
+
+        `realtime` feeds the request at speech pace and plays the reply at real-time pace
+        into the file (`PacedWavSink`), as a live session would: a display can follow it
+        and `cancel_turn()` can cut the reply short.
+        """
+        source = WavSource(input_wav, realtime=realtime)
+        sink = (PacedWavSink if realtime else WavSink)(output_wav, self.tts.sample_rate)
         try:
-            reports = self.run(source, sink, responder, duplex=False)
+            reports = self.run(source, sink, responder, duplex=False, stop_event=stop_event)
         finally:
             sink.close()
         if reports:
