@@ -21,6 +21,7 @@ COMMANDS = {
     "voice": "edgevox.cli.voice",
     "models": "edgevox.cli.models",
     "bfcl": "edgevox.cli.bfcl",
+    "wyoming": "edgevox.cli.wyoming",
 }
 
 

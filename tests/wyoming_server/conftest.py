@@ -1,0 +1,48 @@
+"""Wyoming fixtures: one server on loopback with the real models, loaded once per session.
+
+Whisper tiny.en, Piper joe-medium and Qwen2.5-Coder-0.5B come from the registry; the
+agent is the one `edgevox wyoming` serves (the home tools, its instructions and policy).
+Tests talk to the server with the `wyoming` package's own client classes.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from wyoming_helpers import free_port
+
+
+@pytest.fixture(scope="session")
+def w_stt():
+    from edgevox.models import ensure_model
+    from edgevox.voice.stt import WhisperSTT
+
+    return WhisperSTT(Path(ensure_model("whisper-tiny.en")))
+
+
+@pytest.fixture(scope="session")
+def w_tts():
+    from edgevox.models import ensure_model
+    from edgevox.voice.tts import PiperTTS
+
+    # no synthesis noise: the same text always gives the same audio
+    return PiperTTS(Path(ensure_model("piper-joe-medium")), noise_scale=0.0, noise_w_scale=0.0)
+
+
+@pytest.fixture(scope="session")
+def served(w_stt, w_tts, qwen_backend):
+    """(uri, service, home): the server as `edgevox wyoming` builds it, on a free port."""
+    from edgevox.cli.voice import build_voice_agent
+    from edgevox.wyoming import ServerThread, Service, ServiceConfig
+
+    args = argparse.Namespace(model=qwen_backend, preset=None, policy="required_first_hop",
+                              max_tokens=160)
+    agent, home = build_voice_agent(args)
+    service = Service(ServiceConfig(), stt=w_stt, tts=w_tts, agent=agent)
+    uri = f"tcp://127.0.0.1:{free_port()}"
+    server = ServerThread(uri, service).start()
+    service.wait_loaded(60)
+    yield uri, service, home
+    server.stop()
