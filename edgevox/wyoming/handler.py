@@ -103,7 +103,8 @@ class EdgeVoxHandler(AsyncEventHandler):
             return False
         except Exception as err:  # one bad request must not end the server or the connection
             log.exception("request %s from %s failed", event.type, self.peer)
-            self._audio, self._request, self._text = None, None, None
+            self._close_audio()
+            self._request, self._text = None, None
             await self._send(Error(text=f"{type(err).__name__}: {err}", code="internal").event())
             return True
 
@@ -140,7 +141,8 @@ class EdgeVoxHandler(AsyncEventHandler):
     async def disconnect(self) -> None:
         if self._audio is not None or self._text is not None:
             log.info("client %s disconnected mid-stream; its partial request is dropped", self.peer)
-        self._audio, self._request, self._text = None, None, None
+        self._close_audio()
+        self._request, self._text = None, None
 
     async def _send(self, event: Event) -> None:
         await self.write_event(event)
@@ -161,10 +163,12 @@ class EdgeVoxHandler(AsyncEventHandler):
 
     async def _audio_start(self, start: AudioStart | None) -> None:
         purpose, req = self._request or ("asr", Transcribe())
+        self._close_audio()
         if purpose == "wake":
             detect, names = req
-            detector = self.svc.wake_factory(names, refractory_s=self.svc.config.refractory_s)
-            self._audio = _AudioIn("wake", float("inf"), detector=detector)
+            detector = await asyncio.to_thread(self.svc.wake_factory, names,
+                                               refractory_s=self.svc.config.refractory_s)
+            self._audio = _AudioIn("wake", 24 * 3600.0, detector=detector)  # nothing is stored
             self._audio.context = detect.context
         else:
             self._audio = _AudioIn("asr", self.svc.config.max_audio_s, language=req.language)
@@ -190,21 +194,27 @@ class EdgeVoxHandler(AsyncEventHandler):
         d = event.data
         x = a.add(await self._convert(a, event.payload or b"", d.get("rate"), d.get("width"),
                                       d.get("channels")))
-        if a.purpose == "wake" and len(x) and not a.detected:
+        if a.purpose == "wake" and len(x):
             await self._wake_feed(a, x)
 
     async def _wake_feed(self, a: _AudioIn, x: np.ndarray) -> None:
-        pcm = (np.clip(x, -1.0, 1.0) * 32767.0).astype(np.int16)
-        hits = await asyncio.to_thread(a.detector.feed, pcm)
+        hits = await asyncio.to_thread(a.detector.feed, x)
         for hit in hits:
             a.detected = True
             log.info("wake word %s at %.2f s (score %.2f) from %s", hit.name, hit.t_s, hit.score, self.peer)
             await self._send(Detection(name=hit.name, timestamp=int(hit.t_s * 1000),
                                        context=a.context).event())
-            break
+
+    def _close_audio(self) -> None:
+        """Free the wake detector of the stream that ends (its tflite interpreters)."""
+        a, self._audio = self._audio, None
+        close = getattr(a.detector, "close", None) if a is not None else None
+        if callable(close):
+            close()
 
     async def _audio_stop(self) -> None:
-        a, self._audio, self._request = self._audio, None, None
+        a, self._request = self._audio, None
+        self._close_audio()
         if a is None:
             log.info("audio-stop without audio from %s", self.peer)
             a = _AudioIn("asr", 0.0)

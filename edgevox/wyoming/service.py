@@ -253,10 +253,12 @@ class Service:
                                     attribution=edgevox)],
                 supports_handled_streaming=True, supports_home_control=True))
         if self.wake_words:
+            from edgevox.voice.wake import wake_phrase
+
             info.wake.append(WakeProgram(
                 name="edgevox-wake", attribution=edgevox, installed=True, version=__version__,
                 description="EdgeVox offline wake word (microWakeWord)",
-                models=[WakeModel(name=w, languages=["en"], phrase=w.replace("_", " "),
+                models=[WakeModel(name=w, languages=["en"], phrase=wake_phrase(w),
                                   installed=True, version=None, description=w,
                                   attribution=Attribution(name="microWakeWord",
                                                           url="https://github.com/kahrendt/microWakeWord"))

@@ -13,6 +13,7 @@ from wyoming.event import Event
 from wyoming.handle import Handled, NotHandled
 from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
+from wyoming.wake import Detect, Detection
 from wyoming_helpers import audio_of, pcm_events, talk
 
 from edgevox.voice.audio import SAMPLE_RATE, resample
@@ -230,3 +231,53 @@ def test_unix_socket_and_describe_while_models_load(tmp_path):
     finally:
         release.set()
         server.stop()
+
+
+def test_wake_word_detected_only_when_said(served, w_tts):
+    uri, service, _ = served
+    assert "okay_nabu" in service.wake_words
+    pad = np.zeros(w_tts.sample_rate // 2, np.float32)
+
+    def detect(text: str) -> list[Event]:
+        audio = np.concatenate([pad, w_tts.synthesize_all(text), pad])
+        return asyncio.run(talk(uri, [Detect(names=["okay_nabu"], context={"satellite": "kitchen"}).event(),
+                                      *pcm_events(audio, w_tts.sample_rate)], ("detection", "not-detected")))
+
+    hit = detect("Okay Nabu.")[-1]
+    assert hit.type == "detection" and Detection.from_event(hit).name == "okay_nabu"
+    assert Detection.from_event(hit).context == {"satellite": "kitchen"}
+    assert types(detect("Turn on the kitchen light.")) == ["not-detected"]
+    unknown = asyncio.run(talk(uri, [Detect(names=["hey_siri"]).event()], "error"))
+    assert "hey_siri" in unknown[-1].data["text"]
+
+
+def test_cli_answers_describe_at_once_while_models_load(tmp_path):
+    """The real command: `describe` within a second of the port opening, before any model
+    has loaded (Home Assistant gives up after about one second)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from wyoming_helpers import free_port
+
+    uri = f"tcp://127.0.0.1:{free_port()}"
+    proc = subprocess.Popen([sys.executable, "-m", "edgevox", "wyoming", "--uri", uri, "--wake"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        banner = proc.stderr.readline()  # printed just before the socket opens
+        assert "serving stt, tts, agent on " + uri in banner, banner
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                [ev] = asyncio.run(talk(uri, [Describe().event()], "info", timeout=1.0))
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+                time.sleep(0.05)
+        info = Info.from_event(ev)
+        assert info.asr and info.tts and info.handle and not info.wake
+    finally:
+        proc.terminate()
+        proc.wait(30)
