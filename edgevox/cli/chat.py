@@ -29,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     view.add_argument("--tui", action="store_true",
                       help="show each turn as the voice face does: calls, results, reply, latency")
     p.add_argument("--tools", choices=TOOLSETS, default="none",
-                   help="tool set: none, or home (lights, thermostat, timers, time)")
+                   help="tool set: none, or home (lights, thermostat, timers, music, volume, "
+                        "shopping list, weather, time)")
     p.add_argument("--policy", default="auto", choices=("auto", "required_first_hop", "required_always"),
                    help="tool_choice policy")
     p.add_argument("--max-hops", type=int, default=4)
@@ -50,8 +51,8 @@ def build_agent(args: argparse.Namespace) -> Any:
 
         tools = Home().tools()
         instructions = args.instructions or (
-            "You are a home voice assistant. Use the tools to control the home or tell the time; "
-            "answer in one short sentence.")
+            "You are a home voice assistant. Use the tools to control the home or to tell the weather "
+            "and the time; answer in one short sentence.")
     session = Session.load(args.session) if args.session and args.session.exists() else None
     return LLMAgent("chat", "terminal chat", instructions, tools=tools, model=args.model, preset=args.preset,
                     tool_choice_policy=args.policy, hooks=[] if args.no_slm_hooks else default_slm_hooks(),

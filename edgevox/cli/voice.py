@@ -8,11 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HOME_INSTRUCTIONS = (
-    "You are a voice assistant for a home. Use the tools to control the lights, the thermostat "
-    "and timers, or to tell the time. Answer in one short sentence without markup."
-)
-
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("voice", help="talk to the agent: live audio, or --input WAV --output WAV")
@@ -57,14 +52,9 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 def build_voice_agent(args: argparse.Namespace) -> tuple[Any, Any]:
     """The home-assistant agent used by `voice` and `demo`, and the home it controls."""
-    from edgevox.agents import LLMAgent, default_slm_hooks
-    from edgevox.examples.home import Home
+    from edgevox.examples.home import home_agent
 
-    home = Home()
-    agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=home.tools(),
-                     model=args.model, preset=args.preset, tool_choice_policy=args.policy,
-                     hooks=default_slm_hooks(), max_tokens=args.max_tokens, temperature=0.0)
-    return agent, home
+    return home_agent(args.model, preset=args.preset, policy=args.policy, max_tokens=args.max_tokens)
 
 
 def build_pipeline(args: argparse.Namespace) -> Any:

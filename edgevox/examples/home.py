@@ -1,20 +1,44 @@
-"""A small home-assistant tool set: lights, thermostat, timers and the time.
+"""An example home-assistant tool set over a simulated home.
 
-The demo, the voice tests and the benchmarks use it, so it keeps real state that a
-test can inspect (`home.lights["kitchen"]`) instead of returning canned strings.
+Eleven tools: lights by room and brightness, the thermostat, timers (start and cancel),
+media (play/pause/skip, play something), volume, the shopping list (add, remove), the
+weather and the time. The demo, the voice tests, the benchmarks and the home evaluation
+(``edgevox eval home``) use it, so the tools change real state that a caller can inspect
+(``home.lights["kitchen"]``, ``home.timers``, ``home.shopping``) instead of returning
+canned strings: an evaluation checks what actually happened, not what the model said.
+
+What is deliberately *not* here: tools that read a device's state or a timer's time left,
+and anything for fans, blinds, garage doors, vacuums or mowers. A home assistant built on
+this registry should leave such requests alone (answer in words), and the evaluation
+counts a call for them as an unwanted action.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import threading
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from edgevox.tools import Tool, tool
 
-Room = Literal["kitchen", "living room", "bedroom", "bathroom", "office", "hallway"]
-ROOMS: tuple[str, ...] = ("kitchen", "living room", "bedroom", "bathroom", "office", "hallway")
+Room = Literal["kitchen", "living room", "dining room", "bedroom", "bathroom", "office", "hallway",
+               "garage", "all"]
+#: the rooms with a light ("all" in ``Room`` means every one of them)
+ROOMS: tuple[str, ...] = ("kitchen", "living room", "dining room", "bedroom", "bathroom", "office",
+                          "hallway", "garage")
+MediaAction = Literal["play", "pause", "stop", "next", "previous"]
+Unit = Literal["celsius", "fahrenheit"]
+
+THERMOSTAT_C = (10.0, 30.0)  # what the simulated thermostat accepts, in Celsius
+
+#: the system instructions of `edgevox voice` (and `demo`, and the home evaluation)
+HOME_INSTRUCTIONS = (
+    "You are a voice assistant for a home. Use the tools to control the lights, the thermostat, "
+    "timers, music and volume and the shopping list, or to tell the weather and the time. "
+    "Answer in one short sentence without markup."
+)
 
 
 @dataclass
@@ -25,13 +49,18 @@ class Home:
     brightness: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ROOMS, 100))
     thermostat_c: float = 20.0
     timers: list[dict] = field(default_factory=list)
+    media: dict = field(default_factory=lambda: {"state": "stopped", "playing": None, "volume": 40})
+    shopping: list[str] = field(default_factory=list)
+    weather: dict = field(default_factory=lambda: {"temp_c": 14, "sky": "partly cloudy", "rain_chance": 20})
     now: _dt.datetime | None = None  # fixed clock for reproducible runs
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def summary(self) -> str:
         on = [r for r, v in self.lights.items() if v] or ["none"]
-        timers = ", ".join(f"{t['label']} {t['minutes']} min" for t in self.timers) or "none"
-        return f"lights on: {', '.join(on)} | thermostat: {self.thermostat_c:g} °C | timers: {timers}"
+        timers = ", ".join(f"{t['label']} {_duration(t['seconds'])}" for t in self.timers) or "none"
+        return (f"lights on: {', '.join(on)} | thermostat: {self.thermostat_c:g} °C | timers: {timers} | "
+                f"media: {self.media['state']} (volume {self.media['volume']}) | "
+                f"shopping: {', '.join(self.shopping) or 'empty'}")
 
     def tools(self) -> list[Tool]:
         """The tools bound to this home."""
@@ -39,48 +68,208 @@ class Home:
 
         @tool
         def set_light(room: Room, on: bool, brightness: int | None = None) -> dict:
-            """Turn the light in a room on or off.
+            """Switch the light of a room on or off, or set its brightness. Only lights:
+            not fans, blinds, doors or other devices.
 
             Args:
-                room: Which room.
+                room: Which room's light; "all" for every light in the home.
                 on: True to switch the light on, False to switch it off.
-                brightness: Optional brightness in percent, 1 to 100.
+                brightness: Brightness in percent, 1 to 100 (only when dimming or brightening).
             """
+            rooms = ROOMS if room == "all" else (room,)
             with home._lock:
-                home.lights[room] = on
-                if brightness is not None:
-                    home.brightness[room] = max(1, min(100, brightness))
-                return {"room": room, "on": on, "brightness": home.brightness[room]}
+                for r in rooms:
+                    home.lights[r] = on
+                    if brightness is not None:
+                        home.brightness[r] = max(1, min(100, brightness))
+                level = home.brightness[rooms[0]]
+            return {"room": room, "on": on, "brightness": level}
 
         @tool
-        def set_thermostat(celsius: float) -> dict:
-            """Set the thermostat to a temperature in degrees Celsius (10 to 30).
+        def set_thermostat(temperature: float, unit: Unit = "celsius") -> dict:
+            """Set the heating/cooling thermostat of the home to a target temperature.
 
             Args:
-                celsius: Target temperature in degrees Celsius.
+                temperature: Target temperature.
+                unit: "celsius" or "fahrenheit".
             """
-            if not 10 <= celsius <= 30:
-                raise ValueError("the thermostat accepts 10 to 30 degrees Celsius")
+            celsius = temperature if unit == "celsius" else round((temperature - 32) * 5 / 9, 1)
+            lo, hi = THERMOSTAT_C
+            if not lo <= celsius <= hi:
+                raise ValueError(f"the thermostat accepts {lo:g} to {hi:g} degrees Celsius (50 to 86 Fahrenheit)")
             with home._lock:
                 home.thermostat_c = celsius
-            return {"thermostat_c": celsius}
+            return {"thermostat": temperature, "unit": unit}
 
         @tool
-        def start_timer(minutes: int, label: str = "timer") -> dict:
-            """Start a countdown timer.
+        def start_timer(minutes: int = 0, hours: int = 0, seconds: int = 0, label: str = "timer") -> dict:
+            """Start a countdown timer of a given length (minutes, hours and/or seconds).
 
             Args:
-                minutes: Length of the timer in whole minutes.
-                label: What the timer is for, e.g. "pasta".
+                minutes: Whole minutes of the length.
+                hours: Whole hours of the length.
+                seconds: Whole seconds of the length.
+                label: A name for the timer, only when the user gives one.
+            """
+            total = hours * 3600 + minutes * 60 + seconds
+            if total <= 0:
+                raise ValueError("say how long the timer should run")
+            if total > 24 * 3600:
+                raise ValueError("timers run for at most 24 hours")
+            with home._lock:
+                home.timers.append({"label": label, "hours": hours, "minutes": minutes, "seconds": total})
+            return {"started": label, "length": _duration(total)}
+
+        @tool
+        def cancel_timer(label: str | None = None) -> dict:
+            """Cancel (stop, delete) a running timer.
+
+            Args:
+                label: Which timer, by its label or its length (e.g. "pasta", "10 minutes");
+                    leave out to cancel the most recent one.
             """
             with home._lock:
-                home.timers.append({"label": label, "minutes": minutes})
-            return {"started": label, "minutes": minutes}
+                if not home.timers:
+                    raise ValueError("no timer is running")
+                pick = _find_timer(home.timers, label)
+                if pick is None:
+                    raise ValueError(f"no timer matches {label!r}")
+                home.timers.remove(pick)
+            return {"cancelled": pick["label"], "length": _duration(pick["seconds"])}
+
+        @tool
+        def media_control(action: MediaAction) -> dict:
+            """Control what is playing on the speakers: play (resume), pause, stop, next or
+            previous track.
+
+            Args:
+                action: One of play, pause, stop, next, previous.
+            """
+            with home._lock:
+                m = home.media
+                if action == "play":
+                    m["state"] = "playing"
+                    m["playing"] = m["playing"] or "your playlist"
+                elif action in ("pause", "stop"):
+                    m["state"] = "paused" if action == "pause" else "stopped"
+                else:
+                    m["state"] = "playing"
+                return {"action": action, "state": m["state"], "playing": m["playing"]}
+
+        @tool
+        def play_music(query: str) -> dict:
+            """Play music on the speakers: an artist, a genre, an album, a song or a playlist.
+
+            Args:
+                query: What to play, e.g. "jazz", "Taylor Swift", "relaxing music".
+            """
+            if not query.strip():
+                raise ValueError("say what to play")
+            with home._lock:
+                home.media.update(state="playing", playing=query.strip())
+            return {"playing": query.strip()}
+
+        @tool
+        def set_volume(level: int | None = None, change: Literal["up", "down"] | None = None) -> dict:
+            """Set the speaker volume to a level, or turn it up or down a step.
+
+            Args:
+                level: Volume in percent, 0 to 100.
+                change: "up" or "down" by one step of 10, when no level is given.
+            """
+            with home._lock:
+                v = home.media["volume"]
+                if level is not None:
+                    v = level
+                elif change is not None:
+                    v += 10 if change == "up" else -10
+                else:
+                    raise ValueError("give a level or a change")
+                home.media["volume"] = max(0, min(100, v))
+                return {"volume": home.media["volume"]}
+
+        @tool
+        def add_to_shopping_list(item: str) -> dict:
+            """Add an item to the shopping list.
+
+            Args:
+                item: The thing to buy, e.g. "milk".
+            """
+            item = item.strip()
+            if not item:
+                raise ValueError("say what to add")
+            with home._lock:
+                home.shopping.append(item)
+            return {"added": item}
+
+        @tool
+        def remove_from_shopping_list(item: str) -> dict:
+            """Remove an item from the shopping list.
+
+            Args:
+                item: The thing to take off the list.
+            """
+            with home._lock:
+                hit = next((s for s in home.shopping if s.lower() == item.strip().lower()), None)
+                if hit is None:
+                    raise ValueError(f"{item!r} is not on the shopping list")
+                home.shopping.remove(hit)
+            return {"removed": hit}
+
+        @tool
+        def get_weather(location: str | None = None) -> dict:
+            """Tell the weather outside: temperature, sky and chance of rain.
+
+            Args:
+                location: A city; leave out for the weather at home.
+            """
+            return {"location": location or "home", **home.weather}
 
         @tool
         def get_time() -> dict:
-            """Tell the current local time."""
+            """Tell the current local time and date."""
             now = home.now or _dt.datetime.now()
-            return {"time": now.strftime("%H:%M"), "weekday": now.strftime("%A")}
+            return {"time": now.strftime("%H:%M"), "weekday": now.strftime("%A"), "date": now.strftime("%d %B %Y")}
 
-        return [set_light, set_thermostat, start_timer, get_time]
+        return [set_light, set_thermostat, start_timer, cancel_timer, media_control, play_music, set_volume,
+                add_to_shopping_list, remove_from_shopping_list, get_weather, get_time]
+
+
+def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str = "auto",
+               max_tokens: int = 160, **options: Any) -> tuple[Any, Home]:
+    """The home-assistant agent exactly as `edgevox voice` builds it, and the home it controls.
+
+    One place, so the home evaluation measures what the voice assistant ships: the same
+    instructions, SLM hooks, token budget and greedy decoding; ``options`` go to ``LLMAgent``.
+    """
+    from edgevox.agents import LLMAgent, default_slm_hooks
+
+    home = home if home is not None else Home()
+    options.setdefault("temperature", 0.0)
+    options.setdefault("hooks", default_slm_hooks())
+    agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=home.tools(), model=model,
+                     preset=preset, tool_choice_policy=policy, max_tokens=max_tokens, **options)
+    return agent, home
+
+
+def _duration(seconds: int) -> str:
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    parts = [f"{h} h" if h else "", f"{m} min" if m else "", f"{s} s" if s else ""]
+    return " ".join(p for p in parts if p)
+
+
+def _find_timer(timers: list[dict], label: str | None) -> dict | None:
+    """The timer a person means: by label, by length ("10 minutes"), or the latest."""
+    if not label or label.strip().lower() in ("timer", "the timer", "my timer"):
+        return timers[-1]
+    want = label.strip().lower()
+    for t in reversed(timers):
+        if t["label"].lower() == want or want in t["label"].lower():
+            return t
+    m = re.match(r"(\d+)\s*(h|hour|hours|min|minute|minutes|s|sec|second|seconds)\b", want)
+    if m:
+        n, unit = int(m.group(1)), m.group(2)[0]
+        secs = n * {"h": 3600, "m": 60, "s": 1}[unit]
+        return next((t for t in reversed(timers) if t["seconds"] == secs), None)
+    return None

@@ -123,7 +123,7 @@ def test_unknown_tool_and_arg_shape_on_the_live_model(qwen_backend):
     from edgevox.examples.home import Home
 
     home = Home()
-    ag = make(qwen_backend, [*home.tools(), get_weather], instructions=HOME, max_tokens=96)
+    ag = make(qwen_backend, home.tools(), instructions=HOME, max_tokens=96)
     # The model calls "set_timer"; the hook names start_timer and requires it on the retry.
     r = ag.run("Set a 5 minute timer.")
     assert ag.hook_stats.get("unknown_tool", 0) >= 1
@@ -140,6 +140,9 @@ def test_unknown_tool_and_arg_shape_on_the_live_model(qwen_backend):
 def test_speakable_on_the_live_model(qwen_backend):
     from edgevox.examples.home import Home
 
-    ag = make(qwen_backend, Home().tools(), instructions=HOME, max_tokens=48)
-    r = ag.run("What can you do?")  # the model names its functions in `backticks`
+    # with these three of the home's tools the model names its functions in its answer
+    # (with the whole home it describes them in plain words)
+    tools = [t for t in Home().tools() if t.name in ("set_light", "start_timer", "get_time")]
+    ag = make(qwen_backend, tools, instructions=HOME, max_tokens=48)
+    r = ag.run("What can you do?")
     assert ag.hook_stats.get("speakable", 0) == 1 and "`" not in r.reply and speakable(r.reply)

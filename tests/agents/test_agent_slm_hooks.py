@@ -144,6 +144,19 @@ def test_unknown_tool_close_to_a_real_one_requires_it_on_retry():
     assert [c.name for c in r.calls] == ["start_timer"] and r.reply == "Timer started."
 
 
+def test_unknown_tool_ignores_schema_words_echoed_into_the_arguments():
+    # seen on Qwen2.5-Coder-0.5B with the 11-tool home: the schema's additionalProperties
+    # copied into the arguments must not hide that start_timer takes the rest
+    from edgevox.agents.slm.unknown_tool import meant_tool
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    raw = '{"name": "set_timer", "arguments": {"minutes": 5, "additionalProperties": false}}'
+    assert meant_tool("set_timer", raw, ToolRegistry(Home().tools())) == "start_timer"
+    assert meant_tool("set_timer", '{"name": "set_timer", "arguments": {"city": "Rome"}}',
+                      ToolRegistry(Home().tools())) is None
+
+
 def test_unknown_tool_with_no_hops_left_says_so():
     ag, _ = make([call("book_flight", to="Rome")], max_hops=1)
     r = ag.run("book me a flight")
@@ -274,8 +287,8 @@ def test_arg_shape_forces_the_tool_under_grammar_only_for_shape_errors():
     assert g is not None and g.strategy == "single" and "get_time" in g.gbnf
     assert r.calls[1].ok and r.reply == "It is noon."
     # a value outside the enum: no grammar (it would make the model pick some other room)
-    ag, be = make([call("set_light", room="garage", on=True), "There is no garage light."], tools=Home().tools())
-    r = ag.run("Turn on the light in the garage.")
+    ag, be = make([call("set_light", room="attic", on=True), "There is no attic light."], tools=Home().tools())
+    r = ag.run("Turn on the light in the attic.")
     assert be.requests[1]["grammar"] is None
     assert "what went wrong" in be.requests[1]["prompt"]  # the failed-call note, not the answer note
     assert "using the tool results above" not in be.requests[1]["prompt"]

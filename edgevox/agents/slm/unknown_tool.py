@@ -22,6 +22,8 @@ from edgevox.agents.speech import split_json, strip_markup
 
 FALLBACK = "Sorry, I can't do that with the tools I have."
 CUTOFF = 0.5  # difflib ratio for "the model may have meant this tool"
+# JSON-schema words the model copies from the tool list into its arguments (schema echo)
+SCHEMA_WORDS = frozenset({"additionalProperties", "properties", "required", "type"})
 
 
 def _given_keys(raw: str) -> set[str] | None:
@@ -31,7 +33,7 @@ def _given_keys(raw: str) -> set[str] | None:
     except ValueError:
         return None
     args = obj.get("arguments", obj.get("parameters")) if isinstance(obj, dict) else None
-    return set(args) if isinstance(args, dict) else None
+    return set(args) - SCHEMA_WORDS if isinstance(args, dict) else None
 
 
 def meant_tool(bad: str, raw: str, registry: Any) -> str | None:
