@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_voice.py            # voice-only rows + the agent rows
     .venv/bin/python benchmarks/bench_voice.py --no-agent # voice stack only (no LLM)
     .venv/bin/python benchmarks/bench_voice.py --json
+    .venv/bin/python benchmarks/bench_voice.py --plot bench_voice.png   # + stacked stage bars
 
 Piper speaks each request; the audio is fed at real-time pace (as a microphone would)
 through VAD, STT, a responder and TTS into a recording sink. Rows, side by side:
@@ -80,7 +81,8 @@ def run_rows(pipe: VoicePipeline, clips: list[tuple[str, object]], responder) ->
         tool = any(type(e).__name__ == "ToolCallEvent" for e in r.events)
         rows.append({"request": text, "transcript": r.transcript, "reply": r.reply_text.strip(),
                      "tool_call": tool, "speculative": r.metrics.stt_speculative,
-                     **{k: getattr(r.metrics, k) for k in METRICS}})
+                     **{k: getattr(r.metrics, k) for k in METRICS},
+                     "stages": dict(r.metrics.stages())})
     return rows
 
 
@@ -109,11 +111,40 @@ def print_table(summaries: dict[str, dict]) -> None:
     print("cells: median (p10-p90) seconds")
 
 
+def stage_medians(rows: dict[str, list[dict]]) -> dict[str, list[tuple[str, float]]]:
+    """Row name -> median seconds of each stage of time to first audio (`TurnMetrics.stages`)."""
+    from edgevox.voice.metrics import STAGES
+
+    out = {}
+    for name, rs in rows.items():
+        per = [r["stages"] for r in rs if "stages" in r]
+        if per:
+            out[name] = [(st, statistics.median(p.get(st, 0.0) for p in per)) for st in STAGES]
+    return out
+
+
+def plot(rows: dict[str, list[dict]], path: str) -> None:
+    from edgevox.plot import stacked_bars
+    from edgevox.voice.metrics import STAGES
+
+    stacked_bars(path, stage_medians(rows), STAGES, xlabel="seconds from the end of speech (median per row)",
+                 title="Voice pipeline: where the time to first audio goes")
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-agent", action="store_true", help="only the voice-stack rows")
     ap.add_argument("--json", action="store_true", help="print one JSON document")
+    ap.add_argument("--plot", metavar="FILE.png", help="draw each row's stage medians as stacked bars "
+                    "(needs the plot extra)")
+    ap.add_argument("--limit", type=int, default=None, metavar="N",
+                    help="only the first N requests of each list (a quick look)")
     args = ap.parse_args()
+    if args.plot:
+        import edgevox.plot
+
+        edgevox.plot._pyplot()  # fail now, not after the measurements, when matplotlib is missing
 
     from edgevox.voice.stt import WhisperSTT
     from edgevox.voice.tts import PiperTTS
@@ -123,7 +154,7 @@ def main() -> None:
     tts = PiperTTS(_model("EDGEVOX_TEST_PIPER", "piper-joe-medium"), noise_scale=0.0, noise_w_scale=0.0)
     load_s = time.perf_counter() - t0
     clips = [(t, resample(tts.synthesize_all(t), tts.sample_rate, SAMPLE_RATE))
-             for t in TOOL_REQUESTS + PLAIN_REQUESTS]
+             for t in TOOL_REQUESTS[:args.limit] + PLAIN_REQUESTS[:args.limit]]
     stt.warmup()
     tts.warmup()
     mem = {"voice_models_loaded": peak_memory_mb()}
@@ -171,6 +202,8 @@ def main() -> None:
     doc = {"load_s": load_s, "rows": rows, "summary": summaries, "peak_memory_mb": mem,
            "ttfa_baseline_over_default": ratio, "cpu_count": os.cpu_count(),
            "load_average": os.getloadavg()}
+    if args.plot:
+        plot(rows, args.plot)
     if args.json:
         print(json.dumps(doc, indent=1, default=str))
         return

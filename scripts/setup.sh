@@ -61,7 +61,7 @@ stamp="$VENV/.edgevox-installed"
 want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1)"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   say "installing edgevox and its extras"
-  "${PIP[@]}" -e ".[voice,fast,server,dev,wake,wyoming]"
+  "${PIP[@]}" -e ".[voice,fast,server,dev,wake,wyoming,plot]"
   echo "$want" > "$stamp"
 fi
 

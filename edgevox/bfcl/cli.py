@@ -1,4 +1,4 @@
-"""``edgevox bfcl …`` sub-commands: ``fetch``, ``run`` and ``replay``.
+"""``edgevox bfcl …`` sub-commands: ``fetch``, ``run``, ``replay`` and ``report``.
 
 The lead's CLI calls :func:`add_subparser` with its sub-parsers action and then runs
 ``args.func(args)``, which returns the exit status.
@@ -29,6 +29,7 @@ def add_subparser(subparsers: Any) -> argparse.ArgumentParser:
     _add_fetch(commands)
     _add_run(commands)
     _add_replay(commands)
+    _add_report(commands)
     return parser
 
 
@@ -360,6 +361,74 @@ def _run_replay(args: argparse.Namespace) -> int:
         for p in problems:
             print(f"REGRESSION {p}")
     return 1 if problems else 0
+
+
+def _add_report(commands: Any) -> None:
+    from edgevox.bfcl.replay import PINNED_DIR
+
+    report = commands.add_parser(
+        "report",
+        help="compare runs per category: a Markdown table and a PNG chart",
+        description=(
+            "Summarise run files (their recorded verdicts) per category next to published "
+            "leaderboard rows, and write <out>.md and <out>.png. With no --run, the runs and "
+            "rows listed in bfcl/report.json (the pinned runs) are used."
+        ),
+    )
+    report.add_argument("--spec", metavar="FILE.json", default=str(PINNED_DIR.parent / "report.json"),
+                        help="runs and reference rows (default: bfcl/report.json)")
+    report.add_argument("--run", action="append", default=[], metavar="LABEL=FILE[,FILE]",
+                        help="a run to compare (repeatable); replaces the spec's runs")
+    report.add_argument("--no-reference", action="store_true", help="leave out the published rows")
+    report.add_argument("--out", metavar="PATH", default=str(PINNED_DIR.parent / "report"),
+                        help="writes PATH.md and PATH.png (default: bfcl/report)")
+    report.add_argument("--no-plot", action="store_true", help="only the Markdown table")
+    report.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    report.set_defaults(func=_run_report)
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from edgevox.bfcl.report import compare_runs, comparison_table, plot_comparison
+    from edgevox.plot import PlotUnavailable
+
+    try:
+        spec = json.loads(Path(args.spec).read_text(encoding="utf-8")) if Path(args.spec).is_file() else {}
+        base = Path(args.spec).parent
+        if args.run:
+            runs = {}
+            for item in args.run:
+                label, sep, files = item.partition("=")
+                if not sep or not label.strip() or not files.strip():
+                    raise ValueError(f"--run {item!r}: expected LABEL=FILE[,FILE]")
+                runs[label.strip()] = [Path(f.strip()) for f in files.split(",") if f.strip()]
+        else:
+            runs = {r["label"]: [base / f for f in r["files"]] for r in spec.get("runs", [])}
+        if not runs:
+            raise ValueError(f"no runs: give --run LABEL=FILE or a spec with runs ({args.spec})")
+        refs = {} if args.no_reference else {r["label"]: r["accuracy"] for r in spec.get("reference", [])}
+        cmp = compare_runs(runs, refs, spec.get("title", "BFCL AST accuracy per category"))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out)
+    md = out.with_name(out.name + ".md")
+    md.parent.mkdir(parents=True, exist_ok=True)
+    md.write_text(comparison_table(cmp), encoding="utf-8")
+    if args.json:
+        print(json.dumps({"categories": cmp.categories, "series": cmp.series,
+                          "reference": cmp.reference}, indent=2))
+    else:
+        print(comparison_table(cmp))
+    if args.no_plot:
+        print(f"wrote {md}", file=sys.stderr)
+        return 0
+    try:
+        png = plot_comparison(cmp, out.with_name(out.name + ".png"))
+    except PlotUnavailable as exc:
+        print(f"error: wrote {md} but no chart: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {md} and {png}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

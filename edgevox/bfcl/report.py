@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CATEGORY_ORDER", "markdown_table", "read_records", "summarize", "write_summary"]
+__all__ = ["CATEGORY_ORDER", "Comparison", "comparison_table", "compare_runs", "markdown_table",
+           "plot_comparison", "read_records", "summarize", "write_summary"]
 
 #: Report order; categories not listed follow alphabetically.
 CATEGORY_ORDER = (
@@ -118,3 +120,73 @@ def write_summary(
     jpath.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     mpath.write_text(markdown_table(summary, title), encoding="utf-8")
     return jpath, mpath
+
+
+@dataclass
+class Comparison:
+    """Per-category accuracy of several runs and published reference rows, side by side.
+
+    ``series`` maps a row label to category -> accuracy %; ``counts`` holds correct/n for
+    our runs (reference rows have none); ``reference`` lists the published rows' labels.
+    """
+
+    title: str
+    categories: list[str]
+    series: dict[str, dict[str, float]] = field(default_factory=dict)
+    counts: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    reference: list[str] = field(default_factory=list)
+
+
+def compare_runs(runs: Mapping[str, Sequence[str | Path]], reference: Mapping[str, Mapping[str, float]],
+                 title: str) -> Comparison:
+    """Summarise each run (label -> its record files, recorded verdicts) next to the references.
+
+    A run file that is missing or holds no records is an error: a silently empty row would
+    read as a score of zero.
+    """
+    cmp = Comparison(title, [])
+    cats: set[str] = set()
+    for label, files in runs.items():
+        records: list[dict[str, Any]] = []
+        for f in files:
+            got = read_records(f)
+            if not got:
+                raise ValueError(f"{f}: no run records (missing or empty file)")
+            records += got
+        summary = summarize(records)
+        summary.pop("overall", None)
+        cmp.series[label] = {c: s["accuracy"] for c, s in summary.items()}
+        cmp.counts[label] = {c: (s["correct"], s["n"]) for c, s in summary.items()}
+        cats |= set(summary)
+    for label, acc in reference.items():
+        cmp.series[label] = {str(c): float(v) for c, v in acc.items()}
+        cmp.reference.append(label)
+        cats |= set(acc)
+    cmp.categories = sorted(cats, key=_order)
+    return cmp
+
+
+def comparison_table(cmp: Comparison) -> str:
+    """Markdown: one row per run or reference, one column per category (accuracy %)."""
+    lines = [f"**{cmp.title}**", "", "| row | " + " | ".join(cmp.categories) + " |",
+             "|---|" + "---:|" * len(cmp.categories)]
+    for label, acc in cmp.series.items():
+        cells = []
+        for c in cmp.categories:
+            if c not in acc:
+                cells.append("–")
+            elif label in cmp.counts:
+                ok, n = cmp.counts[label][c]
+                cells.append(f"{acc[c]:.1f} ({ok}/{n})")
+            else:
+                cells.append(f"{acc[c]:.2f}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_comparison(cmp: Comparison, path: str | Path) -> Path:
+    """The comparison as grouped bars (needs the `plot` extra)."""
+    from edgevox.plot import grouped_bars
+
+    return grouped_bars(path, cmp.categories, cmp.series, title=cmp.title, ylabel="accuracy %",
+                        reference=cmp.reference, ylim=(0, 100))
