@@ -32,7 +32,8 @@ def said(tts) -> dict[str, np.ndarray]:
     def say(text: str) -> np.ndarray:
         return resample(tts.synthesize_all(text), tts.sample_rate, SAMPLE_RATE)
     return {"nabu": say("Okay Nabu."), "request": say(REQUEST),
-            "follow_up": say("What time is it?"), "timer": say("Set a timer for ten minutes.")}
+            "follow_up": say("What time is it?"), "timer": say("Set a timer for ten minutes."),
+            "stop": say("Stop, what time is it?")}
 
 
 class Spy:
@@ -149,3 +150,30 @@ def test_cli_headless_wake_then_request(qwen_path, said, tmp_path, capsys):
 
     assert main(["voice", "--wake", "okay_nobody", "--input", str(plain_wav)]) == 2
     assert "Unknown wake word" in capsys.readouterr().err
+
+
+def test_barge_in_still_works_after_waking(stt, tts, vad, said):
+    """Duplex on a scripted device (echo at half the reply's level): once woken, speech over
+    a long reply stops it and becomes the next turn, without a second wake word."""
+    from edgevox.voice import Cue, ScriptedDuplex
+
+    long_reply = ("Okay, the kitchen light is on now. It is set to full brightness. The living room "
+                  "lights are still off. The thermostat is at twenty one degrees. Anything else for you?")
+    asked: list[str] = []
+
+    def responder(text: str, stop: threading.Event):
+        asked.append(text)
+        yield "It is ten thirty." if "time" in _words(text) else long_reply
+
+    pipe = VoicePipeline(stt, tts, vad=vad, config=PipelineConfig(wake=WakeConfig(["okay_nabu"], cue="none")))
+    first = np.concatenate([said["nabu"], _silence(0.4), said["request"]])
+    dev = ScriptedDuplex([Cue(first, at_s=0.3), Cue(said["stop"], after_playback_s=1.5)], tts.sample_rate,
+                         echo_gain=0.5, noise=0.002)
+    reps = pipe.run(dev.source, dev.sink, responder, duplex=True, max_turns=2)
+    story = [(r.transcript, r.interrupted, r.barge_in, r.wake) for r in reps]
+    assert len(reps) == 2, story
+    assert {"kitchen", "light"} <= _words(reps[0].transcript) and reps[0].wake["name"] == "okay_nabu", story
+    assert reps[0].interrupted and reps[0].barge_in["while_playing"], story
+    assert "time" in _words(reps[1].transcript) and reps[1].wake is None, story
+    assert [h.name for h in pipe.gate.hits] == ["okay_nabu"]
+    assert reps[1].spoken == ["It is ten thirty."] and len(asked) == 2
