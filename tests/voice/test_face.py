@@ -17,6 +17,7 @@ import time
 import uuid
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from edgevox.voice.audio import load_audio
@@ -126,6 +127,23 @@ def test_cancel_key_ends_the_turn_while_it_speaks(tmux_run, qwen_path, tts, tmp_
     assert status == 0, screen
     assert "interrupted (turn cancelled)" in screen, screen
     assert "dragon" in screen.lower()
+
+
+def test_mute_and_quit_keys(tmux_run, qwen_path, tmp_path):
+    # five minutes of silence at speaking pace: only the quit key can end this run in time
+    from edgevox.voice.audio import SAMPLE_RATE, write_wav
+
+    quiet = tmp_path / "quiet.wav"
+    write_wav(quiet, np.zeros(300 * SAMPLE_RATE, np.float32), SAMPLE_RATE)
+    term = tmux_run(_voice(qwen_path, "--realtime", "--input", str(quiet)))
+    term.wait_for("● listening")
+    term.keys("m")
+    term.wait_for("● muted")
+    term.keys("m")
+    term.wait_for("● listening")
+    term.keys("q")
+    assert term.wait_exit(120) == 0
+    assert "● stopped" in term.screen()
 
 
 def test_too_small_a_terminal_or_no_sound_card_is_one_line(tmux_run, request_wav, tmp_path):
