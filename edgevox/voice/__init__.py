@@ -14,7 +14,7 @@ import importlib
 
 _EXPORTS = {
     "AudioError": "audio", "WavSource": "audio", "WavSink": "audio", "PacedWavSink": "audio", "ArraySource": "audio",
-    "MicSource": "audio", "SpeakerSink": "audio", "ScriptedDuplex": "audio", "Cue": "audio",
+    "MicSource": "audio", "SpeakerSink": "audio", "ScriptedDuplex": "simulated", "Cue": "simulated",
     "list_devices": "audio", "resolve_device": "audio", "read_wav": "audio", "write_wav": "audio",
     "load_audio": "audio", "resample": "audio", "Resampler": "audio",
     "SAMPLE_RATE": "audio", "FRAME": "audio",

@@ -1,9 +1,9 @@
-"""Audio in and out: WAV files, sound devices and a scripted duplex device, one interface.
+"""Audio in and out: WAV files and sound devices, one interface.
 
 Input sources yield float32 mono frames of `FRAME` samples at 16 kHz (what Silero VAD
 and Whisper want); output sinks accept float32 chunks at the TTS rate. Files, the sound
-card and the scripted test device all look the same to the pipeline, so everything runs
-headless. Every failure a user can cause (no PortAudio, no sound card, unreadable WAV,
+card and the scripted test device (`edgevox.voice.simulated`) all look the same to the
+pipeline, so everything runs headless. Every failure a user can cause (no PortAudio, no sound card, unreadable WAV,
 unusable sample rate) is an `AudioError` whose message is one sentence.
 
 Resampling is a windowed-sinc polyphase filter in numpy (Kaiser window, 32 taps per
@@ -21,7 +21,7 @@ import threading
 import time
 import wave
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -345,6 +345,10 @@ class BufferedSink:
     def __init__(self, sample_rate: int):
         self.sample_rate = int(sample_rate)
         self.on_start: Callable[[float], None] | None = None
+        # Set by the writer (SpeechPlayer): True while it still has audio of the current
+        # reply on its way. A virtual device waits for that audio instead of underrunning.
+        self.feeding: Callable[[], bool] | None = None
+        self.starts = 0  # times a pull found audio after the sink had been idle
         self._chunks: deque[np.ndarray] = deque()
         self._pending = 0
         self._lock = threading.Lock()
@@ -391,6 +395,7 @@ class BufferedSink:
             self._pending -= got
             started = got > 0 and self._was_idle
             self._was_idle = got == 0
+            self.starts += started
             if not self._chunks:
                 self._idle.set()
         now = time.monotonic() if t is None else t
@@ -679,149 +684,3 @@ class SpeakerSink(BufferedSink):
         if stream is not None:
             stream.stop()
             stream.close()
-
-
-# --------------------------------------------------------------------------- scripted duplex
-
-
-@dataclass
-class Cue:
-    """A recording the scripted 'person' says: at an absolute time, or after playback starts."""
-
-    audio: np.ndarray | str | Path
-    at_s: float | None = None
-    after_playback_s: float | None = None
-    playback_index: int = 0  # which playback (0 = the first reply) `after_playback_s` refers to
-    gain: float = 1.0
-
-
-class ScriptedDuplex:
-    """A full-duplex test device built from WAV files, paced by the wall clock.
-
-    `source` yields 16 kHz frames mixing the cues placed on a timeline (plus optional
-    echo of what is being played, `echo_gain` after `echo_delay_s`); `sink` is played
-    by a virtual DAC thread that records every block with the time it went out.
-    """
-
-    def __init__(self, cues: Sequence[Cue], out_rate: int, echo_gain: float = 0.0,
-                 echo_delay_s: float = 0.03, noise: float = 0.0, tail_s: float = 1.5,
-                 max_duration_s: float = 60.0, block_s: float = 0.01):
-        self.cues = list(cues)
-        self._audio = [load_audio(c.audio) if not isinstance(c.audio, np.ndarray)
-                       else np.asarray(c.audio, np.float32) for c in self.cues]
-        self.echo_gain, self.echo_delay_s, self.noise = echo_gain, echo_delay_s, noise
-        self.tail_s, self.max_duration_s = tail_s, max_duration_s
-        self.sink = BufferedSink(out_rate)
-        self._block_n = max(1, int(out_rate * block_s))
-        self.block_s = self._block_n / out_rate  # exact, so the virtual DAC clock never drifts
-        self.source = _ScriptedSource(self)
-        self.t0: float | None = None
-        self.played: list[tuple[float, np.ndarray]] = []  # (monotonic time block started, samples)
-        self.playback_starts: list[float] = []
-        self.cue_starts: dict[int, float] = {}  # cue index -> seconds since t0
-        self._timeline = np.zeros(int((max_duration_s + 5) * SAMPLE_RATE), np.float32)
-        self._echo_rs = Resampler(out_rate, SAMPLE_RATE)
-        self._echo_pos: int | None = None
-        self._stop = threading.Event()
-        self._dac: threading.Thread | None = None
-        self._dac_s = 0.0  # seconds since t0 up to which output (and so its echo) is known
-        for i, c in enumerate(self.cues):
-            if c.at_s is not None:
-                self._place(i, c.at_s)
-
-    def _place(self, i: int, at_s: float) -> None:
-        a = self._audio[i] * self.cues[i].gain
-        s = int(at_s * SAMPLE_RATE)
-        e = min(len(self._timeline), s + len(a))
-        self._timeline[s:e] += a[:e - s]
-        self.cue_starts[i] = at_s
-
-    def start(self) -> None:
-        if self.t0 is None:
-            self.t0 = time.monotonic()
-            self._dac = threading.Thread(target=self._dac_loop, name="scripted-dac", daemon=True)
-            self._dac.start()
-
-    def _dac_loop(self) -> None:
-        n = self._block_n
-        next_t = time.monotonic()
-        playing = False
-        while not self._stop.is_set():
-            now = time.monotonic()
-            if next_t > now:
-                time.sleep(next_t - now)
-            t = next_t
-            block = self.sink.pull(n, t)
-            next_t += self.block_s
-            self._dac_s = next_t - self.t0
-            loud = bool(np.any(block))
-            if loud:
-                self.played.append((t, block))
-                if not playing:
-                    self.playback_starts.append(t - self.t0)
-                    for i, c in enumerate(self.cues):
-                        if (c.after_playback_s is not None and i not in self.cue_starts
-                                and c.playback_index == len(self.playback_starts) - 1):
-                            self._place(i, t - self.t0 + c.after_playback_s)
-            playing = loud or self.sink.is_playing()
-            if self.echo_gain and (loud or self._echo_pos is not None):
-                echo = self._echo_rs.process(block) * self.echo_gain
-                if self._echo_pos is None:
-                    self._echo_pos = int((t - self.t0 + self.echo_delay_s) * SAMPLE_RATE)
-                s = self._echo_pos
-                e = min(len(self._timeline), s + len(echo))
-                self._timeline[s:e] += echo[:e - s]
-                self._echo_pos = e
-
-    def done_at_s(self) -> float:
-        """Time (since t0) after which nothing more will be said."""
-        ends = [self.cue_starts[i] + len(self._audio[i]) / SAMPLE_RATE for i in self.cue_starts]
-        pending = any(i not in self.cue_starts for i in range(len(self.cues)))
-        return math.inf if pending else max(ends, default=0.0) + self.tail_s
-
-    def played_audio(self) -> np.ndarray:
-        return np.concatenate([b for _, b in self.played]) if self.played else np.zeros(0, np.float32)
-
-    def last_played_at(self, after: float = 0.0) -> float | None:
-        """Monotonic time the last audible block ended, considering blocks after `after`."""
-        ts = [t for t, _ in self.played if t >= after]
-        return ts[-1] + self.block_s if ts else None
-
-    def close(self) -> None:
-        self._stop.set()
-        if self._dac is not None:
-            self._dac.join(timeout=1.0)
-
-
-class _ScriptedSource:
-    sample_rate = SAMPLE_RATE
-    realtime = True
-
-    def __init__(self, dev: ScriptedDuplex):
-        self.dev = dev
-        self.last_frame_time = 0.0
-
-    def frames(self) -> Iterator[np.ndarray]:
-        d = self.dev
-        d.start()
-        rng = np.random.default_rng(0)
-        i = 0
-        while not d._stop.is_set():
-            end_s = (i + 1) * FRAME / SAMPLE_RATE
-            if end_s > d.max_duration_s or (end_s > d.done_at_s() and not d.sink.is_playing()):
-                return
-            delay = d.t0 + end_s - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            # a late DAC thread must not let the mic run ahead of the echo of what it plays
-            while d._dac_s < end_s - d.echo_delay_s and not d._stop.is_set():
-                time.sleep(0.002)
-            f = d._timeline[i * FRAME:(i + 1) * FRAME].copy()
-            self.last_frame_time = d.t0 + end_s
-            if d.noise:
-                f += rng.normal(0.0, d.noise, FRAME).astype(np.float32)
-            yield f
-            i += 1
-
-    def close(self) -> None:
-        self.dev.close()

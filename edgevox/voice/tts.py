@@ -110,7 +110,9 @@ class SpeechPlayer:
         self._done: dict[int, threading.Event] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self._owed = 0  # texts and audio chunks taken in and not yet synthesised/written
         sink.on_start = self._on_start
+        sink.feeding = self.feeding
         self._threads = [threading.Thread(target=self._synth_loop, name="tts-synth", daemon=True),
                          threading.Thread(target=self._play_loop, name="tts-play", daemon=True)]
         for t in self._threads:
@@ -135,6 +137,7 @@ class SpeechPlayer:
         if st.first_text is None:
             st.first_text = self.clock()
         st.sentences.append(text)
+        self._owe(1)
         self._text_q.put((gen, text))
 
     def end_turn(self, gen: int) -> None:
@@ -164,6 +167,15 @@ class SpeechPlayer:
         ev = self._done.get(gen)
         return True if ev is None else ev.wait(timeout)
 
+    def feeding(self) -> bool:
+        """True while audio is on its way to the sink: text waiting for or in synthesis,
+        or synthesised audio not yet written (a simulated device waits for it)."""
+        return self._owed > 0 and not self._closed
+
+    def _owe(self, n: int) -> None:
+        with self._lock:
+            self._owed += n
+
     def busy(self) -> bool:
         """True while the current turn has audio queued or playing."""
         st = self._stats.get(self._gen)
@@ -187,37 +199,44 @@ class SpeechPlayer:
     def _synth_loop(self) -> None:
         while not self._closed:
             gen, item = self._text_q.get()
-            if gen is None or gen != self._gen:
+            if gen is None or item is _END:
+                if gen is not None and gen == self._gen:
+                    self._audio_q.put((gen, _END))
                 continue
-            if item is _END:
-                self._audio_q.put((gen, _END))
-                continue
-            st = self._stats.get(gen)
-            if st is None:
-                continue
-            need_gap = st.first_chunk is not None  # a pause between sentences, not before the first
-            t0 = time.perf_counter()
             try:
-                for chunk in self.tts.synthesize(item):
-                    if gen != self._gen:
-                        break
-                    if st.first_chunk is None:
-                        st.first_chunk = self.clock()
-                    if need_gap and self.gap_s:
-                        self._audio_q.put((gen, np.zeros(int(self.gap_s * self.sink.sample_rate), np.float32)))
-                    need_gap = False
-                    self._audio_q.put((gen, chunk))
-                    st.audio_s += len(chunk) / self.sink.sample_rate
-            except Exception as err:  # one unspeakable sentence must not silence the rest
-                st.error = f"{type(err).__name__}: {err}"
-                log.warning("TTS failed on %r: %s", item, st.error)
-            st.synth_s += time.perf_counter() - t0
+                self._synthesize(gen, item)
+            finally:
+                self._owe(-1)
+
+    def _synthesize(self, gen: int, item: str) -> None:
+        st = self._stats.get(gen)
+        if gen != self._gen or st is None:
+            return
+        need_gap = st.first_chunk is not None  # a pause between sentences, not before the first
+        t0 = time.perf_counter()
+        try:
+            for chunk in self.tts.synthesize(item):
+                if gen != self._gen:
+                    break
+                if st.first_chunk is None:
+                    st.first_chunk = self.clock()
+                if need_gap and self.gap_s:
+                    self._owe(1)
+                    self._audio_q.put((gen, np.zeros(int(self.gap_s * self.sink.sample_rate), np.float32)))
+                need_gap = False
+                self._owe(1)
+                self._audio_q.put((gen, chunk))
+                st.audio_s += len(chunk) / self.sink.sample_rate
+        except Exception as err:  # one unspeakable sentence must not silence the rest
+            st.error = f"{type(err).__name__}: {err}"
+            log.warning("TTS failed on %r: %s", item, st.error)
+        st.synth_s += time.perf_counter() - t0
 
     def _play_loop(self) -> None:
         block = max(1, int(self.block_s * self.sink.sample_rate))
         while not self._closed:
             gen, item = self._audio_q.get()
-            if gen is None or gen != self._gen:
+            if gen is None or (gen != self._gen and item is _END):
                 continue
             if item is _END:
                 while gen == self._gen and not self.sink.wait(0.02):
@@ -228,18 +247,24 @@ class SpeechPlayer:
                     self._done[gen].set()
                 continue
             try:
-                for i in range(0, len(item), block):
-                    while gen == self._gen and self.sink.pending_s() > self.ahead_s:
-                        time.sleep(0.005)
-                    with self._lock:
-                        if gen != self._gen:
-                            break
-                        self.sink.write(item[i:i + block])
-            except Exception as err:  # a broken device: report, keep the thread alive
-                st = self._stats.get(gen)
-                if st is not None:
-                    st.error = f"{type(err).__name__}: {err}"
-                log.warning("audio output failed: %s", err)
+                self._write(gen, item, block)
+            finally:
+                self._owe(-1)
+
+    def _write(self, gen: int, audio: np.ndarray, block: int) -> None:
+        try:
+            for i in range(0, len(audio), block):
+                while gen == self._gen and self.sink.pending_s() > self.ahead_s:
+                    time.sleep(0.005)
+                with self._lock:
+                    if gen != self._gen:
+                        return
+                    self.sink.write(audio[i:i + block])
+        except Exception as err:  # a broken device: report, keep the thread alive
+            st = self._stats.get(gen)
+            if st is not None:
+                st.error = f"{type(err).__name__}: {err}"
+            log.warning("audio output failed: %s", err)
 
 
 def speakable(text: str) -> str:

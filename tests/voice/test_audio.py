@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import struct
 import sys
+import threading
 import time
 import types
 import wave
@@ -24,6 +25,7 @@ from edgevox.voice.audio import (
     resample,
     write_wav,
 )
+from edgevox.voice.simulated import ScriptedDuplex
 
 
 def _tone(freq: float, rate: int, seconds: float = 1.0, amp: float = 0.5) -> np.ndarray:
@@ -195,29 +197,49 @@ def test_wav_sink_writes_the_file(tmp_path):
         assert w.getframerate() == 22_050 and w.getnframes() == 4410
 
 
-def test_scripted_duplex_hears_all_its_echo_even_when_its_dac_thread_stalls(monkeypatch):
-    """The scripted mic may not run ahead of the echo of what the virtual DAC played:
-    a stalled DAC thread (a busy CI machine) would otherwise drop echo the guard expects."""
+def _echo_matches(mic: np.ndarray, tone: np.ndarray, rate: int, at_s: float, gain: float) -> bool:
+    start = int(round(at_s * audio.SAMPLE_RATE))
+    want = gain * resample(tone, rate, audio.SAMPLE_RATE)
+    echo = mic[start:start + len(want)]
+    return bool(np.max(np.abs(echo[200:-200] - want[:len(echo)][200:-200])) < 0.02)
+
+
+def test_scripted_duplex_echo_stays_in_place_when_the_reader_stalls():
+    """Mic and DAC advance together on the device clock: a stalled reader (a busy CI
+    machine) delays the device, it never lets the mic run ahead of the echo."""
     rate, gain, delay = 22_050, 0.5, 0.03
-    dev = audio.ScriptedDuplex([], rate, echo_gain=gain, echo_delay_s=delay, tail_s=1.2)
-    pulls = {"n": 0}
-    pull = dev.sink.pull
-
-    def stalling_pull(n, t=None):
-        pulls["n"] += 1
-        if pulls["n"] in (30, 60):
-            time.sleep(0.15)
-        return pull(n, t)
-
-    monkeypatch.setattr(dev.sink, "pull", stalling_pull)
+    dev = ScriptedDuplex([], rate, echo_gain=gain, echo_delay_s=delay, tail_s=1.2)
     tone = _tone(300, rate, seconds=0.6, amp=0.4)
     dev.sink.write(tone)
+    frames = []
+    for i, f in enumerate(dev.source.frames()):
+        frames.append(f)
+        if i in (5, 12):
+            time.sleep(0.15)
+    dev.source.close()
+    assert dev.playback_starts == [0.0] and dev.underruns == 0
+    assert _echo_matches(np.concatenate(frames), tone, rate, delay, gain)  # all of it, in place
+    assert dev.offset >= 0.25  # the stamps it hands out followed the wall clock across stalls
+
+
+def test_scripted_duplex_waits_for_audio_the_player_still_owes():
+    """While the writer says audio is on its way the device holds its clock: the reply
+    starts at the same device time however long synthesis takes on the wall clock."""
+    rate = 22_050
+    dev = ScriptedDuplex([], rate, echo_gain=1.0, tail_s=0.5)
+    tone = _tone(300, rate, seconds=0.3, amp=0.4)
+    owed = threading.Event()
+    owed.set()
+    dev.sink.feeding = owed.is_set
+
+    def synthesise_slowly():
+        time.sleep(0.3)
+        dev.sink.write(tone)
+        owed.clear()
+
+    threading.Thread(target=synthesise_slowly, daemon=True).start()
     mic = np.concatenate(list(dev.source.frames()))
     dev.source.close()
-    assert pulls["n"] > 60 and dev.playback_starts
-    start = int((dev.playback_starts[0] + delay) * audio.SAMPLE_RATE)
-    echo = mic[start:start + int(0.6 * audio.SAMPLE_RATE)]
-    want = gain * resample(tone, rate, audio.SAMPLE_RATE)[: len(echo)]
-    assert np.max(np.abs(echo[200:-200] - want[200:-200])) < 0.02  # all of it, in place
-    # the virtual clock is sample-exact: 22.05 kHz blocks do not drift against 16 kHz time
-    assert dev.block_s * rate == pytest.approx(round(dev.block_s * rate), abs=1e-9)
+    assert dev.playback_starts == [0.0] and dev.underruns == 0
+    assert dev.sound_ends_s() == pytest.approx(0.3, abs=1 / rate)
+    assert _echo_matches(mic, tone, rate, dev.echo_delay_s, 1.0)
