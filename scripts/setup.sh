@@ -69,4 +69,15 @@ fi
 for model in ${EDGEVOX_MODELS:-qwen2.5-coder-0.5b gemma-3-270m whisper-tiny.en piper-joe-medium}; do
   "$VENV/bin/edgevox" models path "$model" >/dev/null
 done
+
+# 6. BFCL data (the regression gate's cases and answers): pip downloads the pinned
+#    bfcl-eval wheel (no deps) and its data is unpacked into the cache, digest-checked.
+#    Offline: EDGEVOX_BFCL_WHEEL=/path/to/bfcl_eval-*.whl or an unpacked data directory.
+if [[ -n "${EDGEVOX_BFCL_WHEEL:-}" ]]; then
+  bfcl_source=(--wheel "$EDGEVOX_BFCL_WHEEL")
+  [[ -d "$EDGEVOX_BFCL_WHEEL" ]] && bfcl_source=(--data "$EDGEVOX_BFCL_WHEEL")
+  "$VENV/bin/edgevox" bfcl fetch "${bfcl_source[@]}" >/dev/null
+else
+  "$VENV/bin/edgevox" bfcl fetch >/dev/null
+fi
 say "ready: $VENV/bin/edgevox"

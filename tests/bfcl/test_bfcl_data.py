@@ -119,12 +119,7 @@ def test_default_location_follows_edgevox_home(monkeypatch, tmp_path):
 
 def test_fetch_downloads_with_pip_when_no_wheel_is_given(tmp_path):
     dest = tmp_path / BFCL_VERSION
-    try:
-        fetch(dest=dest)
-    except BfclDataError as exc:
-        if "could not download" in str(exc) or "could not run pip" in str(exc):
-            pytest.skip(f"package index unreachable: {exc}")
-        raise
+    fetch(dest=dest)  # what `edgevox bfcl fetch` and setup do; no network is a failure
     assert json.loads((dest / MANIFEST).read_text())["source"] == f"pypi:bfcl-eval=={BFCL_VERSION}"
 
 

@@ -168,7 +168,8 @@ def test_preset_without_trigger_is_a_clear_error():
 
 
 def test_lark_form_is_valid_for_llguidance(hermes_lazy):
-    llg = pytest.importorskip("llguidance")
+    import llguidance as llg
+
     for tg in (hermes_lazy, lazy_tool_grammar(TOOLS, "pythonic"), lazy_tool_grammar(TOOLS, "mistral")):
         grammar = llg.LLMatcher.grammar_from_lark(tg.lark())
         assert llg.LLMatcher.validate_grammar(grammar) == ""
@@ -184,6 +185,5 @@ def test_char_automata_are_recognised():
 
 
 def test_any_char_keeps_newlines_for_llguidance():
-    pytest.importorskip("llguidance")
     lark = gbnf_to_llg('root ::= "a" . "." [.] "/./"')
     assert "/(?s:.)/" in lark and '"."' in lark and '"/./"' in lark

@@ -114,7 +114,9 @@ def test_from_kwargs_matches_generate_defaults():
 
 @pytest.fixture(scope="module")
 def llama_cpp():
-    return pytest.importorskip("llama_cpp")
+    import llama_cpp
+
+    return llama_cpp
 
 
 def _apply(llama_cpp, sampler, logits: np.ndarray) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -12,13 +11,13 @@ sys.path.insert(0, str(Path(__file__).parent))  # registry, corpus, strategies, 
 
 
 @pytest.fixture(scope="session")
-def qwen_gguf() -> Path:
-    path = Path(os.environ.get("EDGEVOX_TEST_QWEN", "/tmp/qwen.part"))
-    if not path.is_file():
-        pytest.skip(f"Qwen2.5-Coder-0.5B GGUF not found at {path} (set EDGEVOX_TEST_QWEN)")
-    return path
+def qwen_gguf(qwen_path) -> Path:
+    """The registry's Qwen2.5-Coder-0.5B GGUF (pulled and sha-checked like a user's)."""
+    return qwen_path
 
 
 @pytest.fixture(scope="session")
 def llama_cpp_module():
-    return pytest.importorskip("llama_cpp")
+    import llama_cpp
+
+    return llama_cpp

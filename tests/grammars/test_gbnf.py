@@ -112,7 +112,8 @@ def test_matcher_prefixes():
 
 
 def test_bundled_llama_cpp_grammars_validate():
-    llama_grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    from llama_cpp import llama_grammar
+
     texts = {n: getattr(llama_grammar, n) for n in dir(llama_grammar) if n.endswith("_GBNF")}
     assert len(texts) >= 5
     for text in texts.values():

@@ -133,7 +133,7 @@ def test_tool_forms(tools):
 
 
 def test_tool_registry_is_accepted():
-    tools_mod = pytest.importorskip("edgevox.tools")
+    from edgevox import tools as tools_mod
 
     @tools_mod.tool
     def get_weather(city: str, days: int = 1) -> str:

@@ -266,7 +266,8 @@ class LlamaServer:
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory) -> Iterator[LlamaServer]:
     """One real llama-cpp-python server with Qwen2.5-Coder-0.5B for the session, always killed."""
-    pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] extra not installed")
+    import llama_cpp.server.app  # noqa: F401  (the server extra, installed by setup)
+
     from edgevox.models import ensure_model
 
     server = LlamaServer(ensure_model("qwen2.5-coder-0.5b"), tmp_path_factory.mktemp("llama_server"))

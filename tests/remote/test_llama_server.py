@@ -120,7 +120,6 @@ class RecordingBackend(RemoteBackend):
 
 
 def test_two_hop_agent_turn_with_a_tool(llama_server):
-    pytest.importorskip("edgevox.agents")
     from edgevox.agents import LLMAgent
     from edgevox.tools import tool
 

@@ -226,7 +226,6 @@ def test_garbage_stream_event_stops_the_stream_without_a_completion(fake):
 
 def test_agent_turn_is_rolled_back_on_a_malformed_reply(fake):
     """The session (what a voice assistant remembers) holds nothing of a failed turn."""
-    pytest.importorskip("edgevox.agents")
     from edgevox.agents import LLMAgent
 
     def handler(r):

@@ -219,7 +219,7 @@ def test_scripted_duplex_echo_stays_in_place_when_the_reader_stalls():
     dev.source.close()
     assert dev.playback_starts == [0.0] and dev.underruns == 0
     assert _echo_matches(np.concatenate(frames), tone, rate, delay, gain)  # all of it, in place
-    assert dev.offset >= 0.25  # the stamps it hands out followed the wall clock across stalls
+    assert dev.offset >= 0.2  # the stamps it hands out followed the wall clock across stalls
 
 
 def test_scripted_duplex_waits_for_audio_the_player_still_owes():
