@@ -120,9 +120,10 @@ def _add_run(commands: Any) -> None:
     run.add_argument(
         "--reuse",
         metavar="AUTO.jsonl",
-        help="with a grammar policy: reuse outputs of this policy-auto run (same model, preset, "
-        "system, max tokens) that the grammar accepts; at temperature 0 they are exactly what "
-        "the grammar run would produce, so only the rejected ones are generated again",
+        help="with a grammar policy: keep outputs of this policy-auto run (same model, preset, "
+        "system, max tokens) that the grammar accepts and generate only the rejected ones; at "
+        "temperature 0 a kept output is what token-by-token grammar decoding writes, and equals "
+        "EdgeVox's fast-forward grammar path only up to trailing whitespace (bfcl/README.md)",
     )
     run.add_argument(
         "--abstain",
@@ -274,7 +275,8 @@ def _add_replay(commands: Any) -> None:
         description=(
             "Re-parse recorded raw model text with the current parser chain and re-check it. "
             "With no FILES, replays the pinned set in bfcl/pinned/ and compares it with "
-            "bfcl/baseline.json (exit status 1 on any regression)."
+            "bfcl/baseline.json case by case: exit status 1 when any case that was right is "
+            "now wrong, unless bfcl/allowlist.toml lists it with a reason."
         ),
     )
     replay.add_argument("files", nargs="*", metavar="FILE.jsonl")
@@ -287,7 +289,7 @@ def _add_replay(commands: Any) -> None:
     replay.add_argument(
         "--update-baseline",
         action="store_true",
-        help="write the replayed accuracies as the new baseline",
+        help="write the replayed verdicts (correct ids per cell) as the new baseline",
     )
     replay.add_argument("--changes", action="store_true", help="list ids whose verdict changed")
     replay.add_argument("--json", action="store_true", help="print a JSON object")
@@ -298,6 +300,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     from edgevox.bfcl.baseline import (
         BASELINE_PATH,
         compare,
+        load_allowlist,
         load_baseline,
         make_baseline,
         save_baseline,
@@ -331,7 +334,12 @@ def _run_replay(args: argparse.Namespace) -> int:
         path = save_baseline(make_baseline(records), args.baseline or BASELINE_PATH)
         print(f"baseline written: {path}", file=sys.stderr)
     elif baseline_path is not None and Path(baseline_path).is_file():
-        problems = compare(make_baseline(records), load_baseline(baseline_path))
+        try:
+            allow = load_allowlist()
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        problems = compare(make_baseline(records), load_baseline(baseline_path), allow)
     if args.json:
         print(
             json.dumps(

@@ -371,10 +371,13 @@ class EdgeVoxEngine:
     def _reusable(self, case: Case, grammar: Any) -> dict[str, Any] | None:
         """A recorded free (``auto``) output that this grammar accepts, reused as-is.
 
-        Why this is exact: at temperature 0 a grammar only changes the output where the
-        free argmax token is rejected. If the grammar accepts the whole free text (or, for
-        a reply cut at max_tokens, accepts it as a prefix), greedy decoding under the
-        grammar produces the same tokens and the same end.
+        What this guarantees: at temperature 0 a grammar only changes the output where the
+        free argmax token is rejected, so if the grammar accepts the whole free text (or,
+        for a reply cut at max_tokens, accepts it as a prefix), token-by-token greedy
+        decoding under the grammar produces the same tokens. EdgeVox's grammar path also
+        fast-forwards forced text in canonical tokens, which
+        ``tests/constrained/test_equivalence.py`` finds equal to that only up to trailing
+        whitespace; a reused record is not guaranteed byte-identical to a fresh run.
         """
         old = self.reuse.get(case.id)
         if grammar is None or old is None or old.get("finish_reason") not in ("stop", "length"):
