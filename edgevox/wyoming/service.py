@@ -226,41 +226,41 @@ class Service:
 
         cfg = self.config
         edgevox = Attribution(name="EdgeVox", url="https://pypi.org/project/edgevox/")
+
+        def program(cls: Any, name: str, description: str, **kw: Any) -> Any:
+            return cls(name=name, description=description, attribution=edgevox, installed=True,
+                       version=__version__, **kw)
+
+        def model(cls: Any, name: str, description: str, by: str, url: str, **kw: Any) -> Any:
+            return cls(name=name, description=description, attribution=Attribution(name=by, url=url),
+                       installed=True, version=None, **kw)
+
         lang = [cfg.language]
         info = Info()
         if self.stt is not None:
-            info.asr.append(AsrProgram(
-                name="edgevox-stt", attribution=edgevox, installed=True, version=__version__,
-                description="EdgeVox speech-to-text (faster-whisper, on this device)",
-                models=[AsrModel(name=str(cfg.stt), languages=lang, installed=True, version=None,
-                                 description=f"Whisper {cfg.stt}", attribution=Attribution(
-                                     name="OpenAI Whisper", url="https://github.com/openai/whisper"))],
+            info.asr.append(program(
+                AsrProgram, "edgevox-stt", "EdgeVox speech-to-text (faster-whisper, on this device)",
+                models=[model(AsrModel, str(cfg.stt), f"Whisper {cfg.stt}", "OpenAI Whisper",
+                              "https://github.com/openai/whisper", languages=lang)],
                 supports_transcript_streaming=True))
         if self.tts is not None:
-            info.tts.append(TtsProgram(
-                name="edgevox-tts", attribution=edgevox, installed=True, version=__version__,
-                description="EdgeVox text-to-speech (Piper, on this device)",
-                voices=[TtsVoice(name=str(cfg.voice), languages=["en_US"], installed=True,
-                                 version=None, description=f"Piper {cfg.voice}", attribution=Attribution(
-                                     name="Piper voices", url="https://github.com/rhasspy/piper"))],
+            info.tts.append(program(
+                TtsProgram, "edgevox-tts", "EdgeVox text-to-speech (Piper, on this device)",
+                voices=[model(TtsVoice, str(cfg.voice), f"Piper {cfg.voice}", "Piper voices",
+                              "https://github.com/rhasspy/piper",
+                              languages=["en_US" if cfg.language == "en" else cfg.language])],
                 supports_synthesize_streaming=True))
         if self.agent is not None:
-            info.handle.append(HandleProgram(
-                name="edgevox-agent", attribution=edgevox, installed=True, version=__version__,
-                description="EdgeVox conversation agent (a local model calling local tools)",
-                models=[HandleModel(name="edgevox-agent", languages=lang, installed=True,
-                                    version=None, description="tool-calling agent",
-                                    attribution=edgevox)],
+            info.handle.append(program(
+                HandleProgram, "edgevox-agent", "EdgeVox conversation agent (a local model calling local tools)",
+                models=[model(HandleModel, "edgevox-agent", "tool-calling agent", "EdgeVox",
+                              edgevox.url, languages=lang)],
                 supports_handled_streaming=True, supports_home_control=True))
         if self.wake_words:
             from edgevox.voice.wake import wake_phrase
 
-            info.wake.append(WakeProgram(
-                name="edgevox-wake", attribution=edgevox, installed=True, version=__version__,
-                description="EdgeVox offline wake word (microWakeWord)",
-                models=[WakeModel(name=w, languages=["en"], phrase=wake_phrase(w),
-                                  installed=True, version=None, description=w,
-                                  attribution=Attribution(name="microWakeWord",
-                                                          url="https://github.com/kahrendt/microWakeWord"))
-                        for w in self.wake_words]))
+            info.wake.append(program(
+                WakeProgram, "edgevox-wake", "EdgeVox offline wake word (microWakeWord)",
+                models=[model(WakeModel, w, w, "microWakeWord", "https://github.com/kahrendt/microWakeWord",
+                              languages=["en"], phrase=wake_phrase(w)) for w in self.wake_words]))
         return info
