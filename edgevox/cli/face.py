@@ -152,7 +152,8 @@ class FaceModel:
             shown.insert(0, block)
             room -= lines
         if not shown:
-            shown = [Text("  say something…" if self.show_mic else "  type a message…", style="dim")]
+            hint = "say the wake word…" if self.state is State.WAITING_WAKE else "say something…"
+            shown = [Text(f"  {hint}" if self.show_mic else "  type a message…", style="dim")]
         return Group(*head, *shown)
 
     def _header(self, width: int) -> list[Any]:

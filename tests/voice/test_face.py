@@ -112,6 +112,32 @@ def test_face_shows_a_whole_turn_and_exits(tmux_run, qwen_path, request_wav, tmp
     assert len(load_audio(out)) > 16000  # a spoken reply was written
 
 
+def test_face_waits_for_the_wake_word_then_takes_the_request(tmux_run, qwen_path, tts, tmp_path):
+    """`--tui --wake`: the face shows it waiting for the wake word (the file is fed at
+    speaking pace, so the two seconds before "Okay Nabu" are on screen), then the turn."""
+    from edgevox.voice.audio import SAMPLE_RATE, resample, write_wav
+
+    def say(text: str) -> np.ndarray:
+        return resample(tts.synthesize_all(text), tts.sample_rate, SAMPLE_RATE)
+
+    gap = lambda s: np.zeros(int(s * SAMPLE_RATE), np.float32)  # noqa: E731
+    request = tmp_path / "wake_then_request.wav"
+    write_wav(request, np.concatenate([gap(2.0), say("Okay Nabu."), gap(0.4), say("Turn on the kitchen light."),
+                                       gap(1.0)]), SAMPLE_RATE)
+    term = tmux_run(_voice(qwen_path, "--wake", "okay_nabu", "--realtime", "--input", str(request),
+                           "--output", str(tmp_path / "reply.wav")))
+    waiting = term.wait_for("● waiting for wake word")
+    assert "say the wake word" in waiting and "you " not in waiting, waiting
+    status = term.wait_exit()
+    screen = term.screen()
+    print(screen)
+    assert status == 0, screen
+    assert "woke on okay_nabu" in screen, screen
+    heard = next(line for line in screen.splitlines() if line.strip().startswith("you "))
+    assert "kitchen" in heard.lower() and "nabu" not in heard.lower(), screen
+    assert 'set_light(room="kitchen"' in screen, screen
+
+
 def test_cancel_key_ends_the_turn_while_it_speaks(tmux_run, qwen_path, tts, tmp_path):
     request = tmp_path / "story.wav"
     tts.to_wav("Tell me a long story about a brave little dragon.", request)

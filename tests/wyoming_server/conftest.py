@@ -7,7 +7,6 @@ Tests talk to the server with the `wyoming` package's own client classes.
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
@@ -33,12 +32,17 @@ def w_tts():
 
 @pytest.fixture(scope="session")
 def served(w_stt, w_tts, qwen_backend):
-    """(uri, service, home): the server as `edgevox wyoming` builds it, on a free port."""
+    """(uri, service, home): the server as `edgevox wyoming` builds it, on a free port.
+
+    The agent comes from the command's own parser defaults (policy, token budget, the home
+    agent's instructions and hooks), so `handle` is tested as it ships; only the loaded
+    model is shared with the other tests."""
+    from edgevox.cli import build_parser
     from edgevox.cli.voice import build_voice_agent
     from edgevox.wyoming import ServerThread, Service, ServiceConfig
 
-    args = argparse.Namespace(model=qwen_backend, preset=None, policy="required_first_hop",
-                              max_tokens=160)
+    args = build_parser().parse_args(["wyoming"])
+    args.model = qwen_backend
     agent, home = build_voice_agent(args)
     service = Service(ServiceConfig(), stt=w_stt, tts=w_tts, agent=agent)
     uri = f"tcp://127.0.0.1:{free_port()}"

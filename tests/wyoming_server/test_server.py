@@ -193,6 +193,39 @@ def test_client_gone_mid_stream_then_next_client_served(served, w_tts):
     assert "office" in words(Transcript.from_event(evs[-1]).text)
 
 
+def test_client_gone_during_a_turn_or_a_wake_stream(served, w_tts, caplog):
+    """A client that leaves while its agent turn runs does not stop the turn half way (the
+    tool still acts, the conversation stays usable), one that leaves inside a wake-word
+    stream frees its detector; neither logs an error, and the next client is served."""
+    import logging
+    import time
+
+    from wyoming.client import AsyncClient
+
+    uri, _, home = served
+    home.lights["kitchen"] = True
+    ctx = {"conversation_id": "left-early"}
+
+    async def leave(events: list[Event]) -> None:
+        async with AsyncClient.from_uri(uri) as c:
+            for ev in events:
+                await c.write_event(ev)
+
+    with caplog.at_level(logging.INFO, logger="edgevox.wyoming"):
+        asyncio.run(leave([Transcript(text="Turn off the kitchen light.", context=ctx).event()]))
+        nabu = np.concatenate([np.zeros(8000, np.float32), w_tts.synthesize_all("Okay Nabu.")])
+        asyncio.run(leave([Detect(names=["okay_nabu"]).event(), *pcm_events(nabu, w_tts.sample_rate)[:6]]))
+        deadline = time.monotonic() + 180  # the abandoned turn runs to its end on its own
+        while home.lights["kitchen"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert home.lights["kitchen"] is False, home.summary()
+        evs = asyncio.run(talk(uri, [Transcript(text="Turn on the kitchen light.", context=ctx).event()],
+                               ("handled", "not-handled")))
+    assert evs[-1].type == "handled" and home.lights["kitchen"] is True, evs
+    assert Handled.from_event(evs[-1]).context["conversation_id"] == "left-early"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
 def test_unix_socket_and_describe_while_models_load(tmp_path):
     """Describe is answered at once while a model is still loading; the request that
     needs it waits for it."""
