@@ -124,7 +124,8 @@ class LLMAgent:
                  temperature: float | None = None, seed: int | None = None,
                  parallel_tool_calls: bool = True, tool_timeout: float | None = 10.0,
                  grammar_cache: Any = None, session: Session | None = None,
-                 phrases: Phrases = DEFAULT_PHRASES, model_options: dict[str, Any] | None = None):
+                 phrases: Phrases = DEFAULT_PHRASES, model_options: dict[str, Any] | None = None,
+                 warm: bool = True):
         from edgevox.grammars import POLICIES, GrammarCache
         from edgevox.tools import ToolRegistry
 
@@ -170,6 +171,52 @@ class LLMAgent:
         self.loop_stats: dict[str, int] = {}
         self._active: set[_Stop] = set()
         self._active_lock = threading.Lock()
+        self._warm: WarmJob | None = None
+        if warm:
+            self.warm()
+
+    # -- the static prompt prefix ---------------------------------------------------
+
+    def prompt_prefix(self, session: Session | None = None) -> list[dict]:
+        """The static messages every hop puts before the session's own: the system message
+        (the session's own system text wins over the instructions), then any demonstration
+        turns. Its rendering is what ``warm`` evaluates and the prompt cache keeps."""
+        sess = session if session is not None else self.session
+        system = sess.system if sess.system is not None else self.instructions
+        return [{"role": "system", "content": system}] if system else []
+
+    def prefix_tokens(self, session: Session | None = None) -> list[int]:
+        """The tokens every turn's prompt starts with: the prefix rendered with the tools,
+        up to where user turns of different shapes first differ (text that starts with a
+        newline merges with the template's own newline into one token)."""
+        b = self.backend
+        tools = self.registry.schemas() if len(self.registry) else None
+        head = self.prompt_prefix(session)
+        probes = [b.tokenize(b.render([*head, {"role": "user", "content": text}], tools))
+                  for text in ("A", "z?", "\n\n1", " ")]
+        n = min(len(p) for p in probes)
+        for i in range(n):
+            if any(p[i] != probes[0][i] for p in probes):
+                n = i
+                break
+        return probes[0][:n]
+
+    def warm(self, *, wait: bool = False, persist: bool = True) -> WarmJob | None:
+        """Evaluate (or restore from the prompt cache) the static prompt prefix in the
+        background, so the first turn pays only for the user's words. The agent's first
+        turn waits for it. None when the backend cannot keep a prefix (a server)."""
+        if not hasattr(self.backend, "warm_prefix"):
+            return None
+        job = self._warm = WarmJob(self, persist)
+        if wait:
+            job.wait()
+        return job
+
+    @property
+    def warm_info(self) -> dict | None:
+        """What the last warm-up did (``source``: memory, disk or evaluated; tokens;
+        seconds), or None before it finished."""
+        return self._warm.info if self._warm is not None else None
 
     # -- public API -----------------------------------------------------------------
 
@@ -265,6 +312,11 @@ class _Turn:
         self.last_failed = False  # did a call of the latest tool exchange fail?
         self.taken_ids = {c.get("id") for m in session.messages for c in (m.get("tool_calls") or [])
                           if isinstance(c, dict)}
+        self._early: list[tuple[tuple[str, dict], Any]] = []  # calls started while decoding
+        # a call may start as soon as the stream completes it unless an after_llm hook could
+        # still drop it (see Hook.keeps_calls)
+        self._early_ok = all(getattr(h, "keeps_calls", False) for h in agent.hooks.hooks
+                             if "after_llm" in h.points())
 
     # -- driver -----------------------------------------------------------------------
 
@@ -320,7 +372,9 @@ class _Turn:
             note = a.phrases.failed_note if self.last_failed else a.phrases.answer_note
             if note:
                 notes = [note, *notes]  # see Phrases.answer_note for why
-        request = LLMRequest(hop=hop, messages=self.session.with_system(a.instructions),
+        if hop == 0 and a._warm is not None:
+            a._warm.wait()  # the prefix is (being) evaluated: let it finish first
+        request = LLMRequest(hop=hop, messages=self._messages(),
                              tools=tools, strategy=strategy, notes=list(notes),
                              options={"max_tokens": a.max_tokens, "temperature": a.temperature,
                                       "seed": a.seed})
@@ -400,6 +454,12 @@ class _Turn:
             log.warning("agent %r: no grammar for %r (%s); decoding unconstrained", a.name, strategy, exc)
             return None
 
+    def _messages(self) -> list[dict]:
+        """The static prefix, then the session's conversation."""
+        with self.session.lock:
+            history = [dict(m) for m in self.session.messages]
+        return [*self.agent.prompt_prefix(self.session), *history]
+
     def _messages_for(self, request: LLMRequest) -> list[dict]:
         msgs = request.messages
         if not request.notes:
@@ -428,8 +488,10 @@ class _Turn:
             return msgs, prompt
         turn_start = self.start_len
 
+        n_head = len(a.prompt_prefix(self.session))
+
         def count(history: list[dict]) -> int:
-            head = [m for m in request.messages[:1] if m.get("role") == "system"]
+            head = request.messages[:n_head]
             return len(backend.tokenize(backend.render(self._messages_for(
                 LLMRequest(request.hop, head + history[:], tools, request.strategy, {}, request.notes)),
                 tools or None)))
@@ -439,7 +501,7 @@ class _Turn:
             a._count("trimmed_messages")
             self.start_len = max(0, self.start_len - dropped)
             log.info("agent %r: dropped %d old messages to fit the context", a.name, dropped)
-            request.messages = self.session.with_system(a.instructions)
+            request.messages = self._messages()
             msgs = self._messages_for(request)
             prompt = backend.render(msgs, tools or None)
         if len(backend.tokenize(prompt)) > budget:
@@ -448,7 +510,13 @@ class _Turn:
 
     def _generate(self, request: LLMRequest) -> Generator[Any, None, LLMOutput]:
         from edgevox.llm import ContextOverflow
-        from edgevox.parsing import DEFAULT_THINK_TAGS, StreamingParser, TextDelta, parse_tool_calls
+        from edgevox.parsing import (
+            DEFAULT_THINK_TAGS,
+            CallComplete,
+            StreamingParser,
+            TextDelta,
+            parse_tool_calls,
+        )
 
         a = self.agent
         tools = request.tools if request.strategy != "none" else []
@@ -457,23 +525,36 @@ class _Turn:
         think = (a.preset.think,) if a.preset.think else DEFAULT_THINK_TAGS
         parser = StreamingParser(a.preset.detectors, tools=tools or None, think_tags=think)
         filters = [f for f in (h.stream_filter(self.ctx) for h in a.hooks.hooks) if f is not None]
+        early = self._early_ok and bool(tools) and request.strategy != "none"
+        self._drop_early()
         self._hop_spoken = ""
         done: list[Any] = []
         opts = {k: v for k, v in request.options.items() if v is not None}
         t0 = time.perf_counter()
         pieces: list[str] = []
+        stream = None
         try:
-            for piece in a.backend.stream(msgs, tools or None, on_done=done.append, grammar=grammar,
-                                          stop_event=self.stop, prompt=prompt, **opts):
+            stream = a.backend.stream(msgs, tools or None, on_done=done.append, grammar=grammar,
+                                      stop_event=self.stop, prompt=prompt, **opts)
+            for piece in stream:
                 pieces.append(piece)
+                ended = False
                 for ev in parser.feed(piece):
                     if isinstance(ev, TextDelta):
                         yield from self._say(ev.text, filters)
+                    elif isinstance(ev, CallComplete):
+                        if early:
+                            self._start_early(ev.call)
+                        ended = ended or (not a.parallel_tool_calls and bool(tools))
+                if ended:  # one call allowed and it is complete: nothing more to decode
+                    break
         except ContextOverflow as exc:
             raise _Overflow(str(exc)) from None
         except (RuntimeError, OSError, ValueError) as exc:  # BackendError is a RuntimeError
             raise _BackendFailed(f"{type(exc).__name__}: {exc}") from exc
         finally:
+            if hasattr(stream, "close"):
+                stream.close()  # frees the backend at once when decoding ended at the call
             self.llm_s += time.perf_counter() - t0
         completion = done[0] if done else None
         if not self.stop.is_set():  # a cancelled tail is undecided text: never say it
@@ -522,37 +603,79 @@ class _Turn:
 
     # -- tools ---------------------------------------------------------------------------
 
+    def _plan(self, call: Any) -> tuple[Any, Any] | str | None:
+        """Give ``call`` its id and run the ``before_tool`` hooks: ``(call to run, pre-made
+        ToolResult or None)``, or the reply of a hook that ended the turn."""
+        from edgevox.tools import ToolResult
+
+        a = self.agent
+        call.id = assign_ids([call.id], a.preset.call_ids, self.taken_ids,
+                             calls=[(call.name, call.arguments)],
+                             seed=f"{self.start_len}\x00{self.ctx.text}")[0]
+        out = a.hooks.run("before_tool", self.ctx, call, settled=lambda p: isinstance(p, ToolResult))
+        if out.ended:
+            return out.end_reply
+        if isinstance(out.payload, ToolResult):
+            out.payload.call_id = call.id
+            return call, out.payload
+        if hasattr(out.payload, "name") and isinstance(getattr(out.payload, "arguments", None), dict):
+            new = out.payload
+            new.id = call.id
+            return new, None
+        log.warning("a before_tool hook returned %r; running the original call", type(out.payload).__name__)
+        return call, None
+
+    def _start_early(self, call: Any) -> None:
+        """A call the stream just completed starts while the model finishes its reply.
+
+        Only a call of a known tool with valid arguments, and only when every ``after_llm``
+        hook keeps completed calls (``Hook.keeps_calls``): a hook that might still drop the
+        call must see it before it runs. This plan is the call's one and only: ``_dispatch``
+        takes it over when the final parse has the same call at the same place."""
+        a = self.agent
+        tool = a.registry.get(call.name)
+        if tool is None:
+            return
+        try:
+            tool.validate(call.arguments)
+        except Exception:
+            return
+        plan = self._plan(call)
+        if isinstance(plan, tuple) and plan[1] is None:
+            plan = (plan[0], _start_call(a, plan[0], self.stop))
+        self._early.append(((call.name, dict(call.arguments or {})), plan))
+        a._count("early_dispatches")
+
+    def _drop_early(self) -> None:
+        """Calls started early that no dispatch took over (the hop ended otherwise)."""
+        if self._early:
+            log.warning("agent %r: %d call(s) started early were not used", self.agent.name, len(self._early))
+            self.agent._count("early_calls_unused")
+            self._early = []
+
     def _dispatch(self, hop: int, output: LLMOutput) -> Generator[Any, None, tuple[str, Any]]:
         from edgevox.tools import ToolResult
 
         a = self.agent
-        ids = assign_ids([c.id for c in output.calls], a.preset.call_ids, self.taken_ids,
-                         calls=[(c.name, c.arguments) for c in output.calls],
-                         seed=f"{self.start_len}\x00{self.ctx.text}")
-        planned: list[tuple[Any, ToolResult | None]] = []  # (call, pre-made result)
-        for call, cid in zip(output.calls, ids, strict=True):
-            call.id = cid
-            out = a.hooks.run("before_tool", self.ctx, call, settled=lambda p: isinstance(p, ToolResult))
-            if out.ended:  # nothing of this hop is recorded: no call ran
-                return ("done", (out.end_reply, STOP_HOOK))
-            if isinstance(out.payload, ToolResult):
-                res = out.payload
-                res.call_id = cid
-                planned.append((call, res))
-            elif hasattr(out.payload, "name") and isinstance(getattr(out.payload, "arguments", None), dict):
-                new = out.payload
-                new.id = cid
-                planned.append((new, None))
-            else:
-                log.warning("a before_tool hook returned %r; running the original call", type(out.payload).__name__)
-                planned.append((call, None))
+        early, self._early = self._early, []
+        plans = []
+        for i, call in enumerate(output.calls):
+            same = i < len(early) and early[i][0] == (call.name, dict(call.arguments or {}))
+            plans.append(early[i][1] if same else self._plan(call))
+        if sum(1 for i, c in enumerate(output.calls)
+               if i < len(early) and early[i][1] is plans[i]) < len(early):
+            log.warning("agent %r: a call started early is not among the final calls", a.name)
+            a._count("early_calls_unused")
+        for plan in plans:
+            if not isinstance(plan, tuple):  # a hook ended the turn: nothing of this hop is recorded
+                return ("done", (plan, STOP_HOOK))
+        planned = [(c, job if job is not None else _start_call(a, c, self.stop)) for c, job in plans]
         for call, _ in planned:
             yield ToolCallEvent(id=call.id, name=call.name, arguments=dict(call.arguments or {}), hop=hop)
         t0 = time.perf_counter()
-        running = [(call, pre if pre is not None else _start_call(a, call, self.stop)) for call, pre in planned]
         results: list[ToolResult] = []
         end_reply: str | None = None
-        for call, job in running:
+        for call, job in planned:
             if isinstance(job, ToolResult):
                 res, dispatched = job, False
             else:
@@ -575,7 +698,25 @@ class _Turn:
         self.last_failed = not all(r.ok for r in results)
         if end_reply is not None:
             return ("done", (end_reply, STOP_HOOK))
+        said = self._tools_say([c for c, _ in planned], results)
+        if said is not None:  # one hop: the tools word their own results
+            a._count("one_hop_replies")
+            return ("done", (said, STOP_REPLY))
         return ("next", None)
+
+    def _tools_say(self, calls: list, results: list) -> str | None:
+        """The tools' own sentences (``@tool(say=...)``) when every call succeeded and has
+        one; None sends the results back to the model as before."""
+        sentences = []
+        for call, res in zip(calls, results, strict=True):
+            tool = self.agent.registry.get(call.name)
+            speak = getattr(tool, "speak", None)
+            text = speak(res.value, res.arguments if isinstance(res.arguments, dict) else None) \
+                if res.ok and speak is not None else None
+            if not text:
+                return None
+            sentences.append(text)
+        return " ".join(sentences) if sentences else None
 
     def _record_exchange(self, content: str, planned: list, results: list) -> None:
         a = self.agent
@@ -611,6 +752,7 @@ class _Turn:
         """Say the closing words, build the result, run on_run_end hooks, and leave the
         session consistent."""
         a = self.agent
+        self._drop_early()
         extra = reply.strip() if reply else ""
         if reason != STOP_CANCELLED and not extra and not any(self.spoken):
             extra = a.phrases.empty  # never silence
@@ -662,6 +804,36 @@ class _Turn:
         self.stop.set()
         self._settle_cancelled(" ".join(self.spoken))
         self.finished = True
+
+
+class WarmJob:
+    """A prompt-prefix warm-up running in its own thread (``LLMAgent.warm``)."""
+
+    def __init__(self, agent: LLMAgent, persist: bool):
+        self.info: dict | None = None
+        self.error: str | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(agent, persist),
+                                        name=f"edgevox-warm-{agent.name}", daemon=True)
+        self._thread.start()
+
+    def _run(self, agent: LLMAgent, persist: bool) -> None:
+        try:
+            self.info = agent.backend.warm_prefix(agent.prefix_tokens(), persist=persist)
+        except Exception as exc:  # a failed warm-up only costs time: the turn evaluates it
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.warning("agent %r: warming the prompt prefix failed (%s)", agent.name, self.error)
+        finally:
+            self._done.set()
+
+    def wait(self, timeout: float | None = None) -> dict | None:
+        """Block until the warm-up ended; its info (None if it failed or timed out)."""
+        self._done.wait(timeout)
+        return self.info
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
 
 
 class _Overflow(Exception):

@@ -74,6 +74,9 @@ class Hook:
     name: str = ""
     priority: int = 100
     safety: bool = False
+    #: this hook's ``after_llm`` never drops or changes a call the model completed, so the
+    #: agent may start a call as soon as the stream completes it (before generation ends)
+    keeps_calls: bool = False
 
     def __init__(self, *, name: str | None = None, priority: int | None = None,
                  safety: bool | None = None):

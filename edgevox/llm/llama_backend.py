@@ -41,7 +41,7 @@ class LlamaBackend:
 
     def __init__(self, path: str | Path, preset: str | Preset | None = None, *, n_ctx: int = 4096,
                  n_threads: int | None = None, n_batch: int = 256, seed: int = 0,
-                 verbose: bool = False, **llama_kwargs: Any):
+                 verbose: bool = False, prompt_cache: Any = True, **llama_kwargs: Any):
         self.path = Path(path)
         self.info: GGUFInfo = read_gguf(self.path)
         self.preset: Preset = get_preset(preset) if preset else detect_preset(
@@ -72,6 +72,10 @@ class LlamaBackend:
         )
         self._add_bos = bool(self.info.metadata.get("tokenizer.ggml.add_bos_token", False))
         self.model_name = self.info.name
+        #: where prompt prefixes are persisted (see ``warm_prefix``): True = the default
+        #: directory, a path or a PromptCache, False/None = never on disk
+        self.prompt_cache: Any = _prompt_cache(prompt_cache)
+        self._state_fields: dict[str, Any] | None = None
 
     def with_preset(self, preset: str | Preset) -> LlamaBackend:
         """This loaded model under another preset (e.g. ``"qwen25+envelope"``): a second
@@ -120,6 +124,70 @@ class LlamaBackend:
         if self._add_bos and bos >= 0 and (not toks or toks[0] != bos):
             toks.insert(0, bos)
         return toks
+
+    # -- warm prompt prefix --------------------------------------------------------
+
+    def state_fields(self) -> dict[str, Any]:
+        """Everything besides the tokens that shapes the KV state of a prompt (the prompt
+        cache's key): model file, preset, context and batch sizes, KV types, llama.cpp."""
+        if self._state_fields is None:
+            import llama_cpp
+
+            from edgevox.llm.prompt_cache import model_sha256
+
+            cp = self.llm.context_params
+            self._state_fields = {
+                "model_sha256": model_sha256(self.path, getattr(self.prompt_cache, "dir", None)),
+                "preset": self.preset.name, "n_ctx": self.n_ctx, "n_batch": int(cp.n_batch),
+                "n_ubatch": int(cp.n_ubatch), "type_k": int(cp.type_k), "type_v": int(cp.type_v),
+                "flash_attn": str(getattr(cp, "flash_attn_type", getattr(cp, "flash_attn", None))),
+                "llama_cpp": llama_cpp.__version__,
+            }
+        return dict(self._state_fields)
+
+    def warm_prefix(self, tokens: Sequence[int], *, persist: bool = True) -> dict[str, Any]:
+        """Make the KV cache hold exactly ``tokens`` (a prompt prefix every turn shares), so
+        that generation only evaluates what follows them.
+
+        Returns ``{"source": "memory"|"disk"|"evaluated", "tokens": n, "seconds": s}``:
+        already there, restored from the persisted prompt cache, or evaluated now (and
+        saved there when ``persist``). A miss evaluates from an empty context, so the state
+        and every reply after it are the same whatever this process did before.
+        """
+        toks = [int(t) for t in tokens]
+        t0 = time.perf_counter()
+        if not toks:
+            return {"source": "memory", "tokens": 0, "seconds": 0.0}
+        if len(toks) >= self.n_ctx - 1:
+            raise ContextOverflow(f"the prompt prefix has {len(toks)} tokens but the context "
+                                  f"window holds {self.n_ctx}")
+        cache = self.prompt_cache if persist else None
+        with self.lock:
+            llm = self.llm
+            if llm.n_tokens >= len(toks) and list(llm.input_ids[: len(toks)]) == toks:
+                if llm.n_tokens > len(toks):  # forget what followed: the next turn differs there
+                    llm._ctx.kv_cache_seq_rm(-1, len(toks), -1)
+                    llm.n_tokens = len(toks)
+                source = "memory"
+            else:
+                source = "evaluated"
+                fields = key = None
+                if cache is not None:
+                    from edgevox.llm.prompt_cache import state_key
+
+                    fields = self.state_fields()
+                    key = state_key(fields, toks)
+                    if cache.load(llm, key, fields, toks):
+                        source = "disk"
+                if source == "evaluated":
+                    llm.reset()
+                    llm._ctx.kv_cache_clear()
+                    llm.eval(toks)
+                    if cache is not None:
+                        cache.save(llm, key, fields, toks)
+        info = {"source": source, "tokens": len(toks), "seconds": time.perf_counter() - t0}
+        log.info("prompt prefix: %(tokens)d tokens, %(source)s in %(seconds).2fs", info)
+        return info
 
     # -- generation -------------------------------------------------------------
 
@@ -280,6 +348,16 @@ class LlamaBackend:
             llm = getattr(self, "llm", None)
             if llm is not None and hasattr(llm, "close"):
                 llm.close()
+
+
+def _prompt_cache(spec: Any) -> Any:
+    if spec is None or spec is False:
+        return None
+    from edgevox.llm.prompt_cache import PromptCache
+
+    if isinstance(spec, PromptCache):
+        return spec
+    return PromptCache(None if spec is True else spec)
 
 
 def _compile_grammar(grammar: Any) -> Any:

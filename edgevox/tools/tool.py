@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import logging
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any, overload
@@ -19,6 +20,8 @@ from .schema import NAME_RE, ParamSpec, clean_schema, function_schema
 from .validation import check, coerce, fill_defaults, parse_arguments
 
 DEFAULT_TIMEOUT = 10.0
+
+log = logging.getLogger(__name__)
 
 
 def _check_timeout(timeout: float | None) -> float | None:
@@ -55,6 +58,7 @@ class Tool:
         fn: Callable[..., Any] | None = None,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
+        say: str | Callable[[Any], str] | None = None,
     ) -> None:
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise ToolDefinitionError(
@@ -68,6 +72,9 @@ class Tool:
             raise ToolDefinitionError(f"tool {name!r}: parameters must be a JSON-schema object")
         if fn is not None and not callable(fn):
             raise ToolDefinitionError(f"tool {name!r}: fn is not callable")
+        if say is not None and not (isinstance(say, str) and say.strip()) and not callable(say):
+            raise ToolDefinitionError(f"tool {name!r}: say must be a format string or a function "
+                                      f"from the result to a sentence")
         schema = clean_schema(copy.deepcopy(dict(parameters or {})), close_objects=False)
         try:
             Draft202012Validator.check_schema(schema)
@@ -80,6 +87,8 @@ class Tool:
         self.parameters: dict[str, Any] = schema
         self.fn = fn
         self.timeout = _check_timeout(timeout)
+        #: how a successful result is spoken without asking the model again (see ``speak``)
+        self.say = say
         self.is_async = fn is not None and _is_async_callable(fn)
         self._validator = Draft202012Validator(schema)
         self._model: type[BaseModel] | None = None
@@ -103,6 +112,7 @@ class Tool:
         description: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT,
         localns: Mapping[str, Any] | None = None,
+        say: str | Callable[[Any], str] | None = None,
     ) -> Tool:
         """Build a tool from type hints and docstring (see ``tool``).
 
@@ -128,6 +138,7 @@ class Tool:
             fs.parameters,
             fn,
             timeout=timeout,
+            say=say,
         )
         self._model = fs.model
         self._params = fs.params
@@ -177,6 +188,30 @@ class Tool:
                 "parameters": copy.deepcopy(self.parameters),
             },
         }
+
+    def speak(self, value: Any, arguments: Mapping[str, Any] | None = None) -> str | None:
+        """The sentence ``say`` makes of a successful result, or None (no ``say``, a field
+        it names is missing, or the function failed): then the model words the answer.
+
+        A format string takes the result's fields (a dict result; anything else is
+        ``{result}``), falling back to the call's arguments: ``"Timer for {minutes} min."``.
+        A function gets the result value and returns the sentence.
+        """
+        say = self.say
+        if say is None:
+            return None
+        try:
+            if callable(say):
+                text = say(value)
+            else:
+                fields = dict(arguments or {})
+                fields.update(value if isinstance(value, Mapping) else {"result": value})
+                text = say.format_map(fields)
+        except Exception as exc:  # a bad template must not lose the turn: the model answers
+            log.warning("tool %r: say= could not word the result (%s: %s)", self.name,
+                        type(exc).__name__, exc)
+            return None
+        return text.strip() if isinstance(text, str) and text.strip() else None
 
     # ------------------------------------------------------------------ arguments
 
@@ -254,6 +289,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
+    say: str | Callable[[Any], str] | None = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -264,6 +300,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
+    say: str | Callable[[Any], str] | None = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a function into a ``Tool``: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``.
 
@@ -272,16 +309,21 @@ def tool(
     constraints, nested). A parameter with a default is optional and its default
     shows in the schema. The docstring's first paragraph is the description;
     ``Args:`` / ``:param x:`` / NumPy ``Parameters`` entries describe parameters.
-    ``timeout`` is in seconds (None = no limit).
+    ``timeout`` is in seconds (None = no limit). ``say``: how a successful result is
+    spoken, a format string over the result's fields or a function from the result to a
+    sentence (``Tool.speak``); when every call of a turn has one and succeeds, the agent
+    speaks it without a second LLM hop.
     """
     if fn is not None:
         return Tool.from_function(
-            fn, name=name, description=description, timeout=timeout, localns=_caller_locals()
+            fn, name=name, description=description, timeout=timeout, localns=_caller_locals(),
+            say=say,
         )
 
     def decorate(f: Callable[..., Any]) -> Tool:
         return Tool.from_function(
-            f, name=name, description=description, timeout=timeout, localns=_caller_locals()
+            f, name=name, description=description, timeout=timeout, localns=_caller_locals(),
+            say=say,
         )
 
     return decorate

@@ -52,6 +52,7 @@ class _HoldJson(StreamFilter):
 
 
 class EchoGuard(Hook):
+    keeps_calls = True  # acts on the content, or only when there is no call
     name = "echo_guard"
     priority = 20
 

@@ -30,6 +30,7 @@ class _CleanStream(StreamFilter):
 
 
 class SpeakableReply(Hook):
+    keeps_calls = True  # acts on the content, or only when there is no call
     name = "speakable"
     priority = 40
 

@@ -54,6 +54,7 @@ def meant_tool(bad: str, raw: str, registry: Any) -> str | None:
 
 
 class UnknownToolHint(Hook):
+    keeps_calls = True  # acts on the content, or only when there is no call
     name = "unknown_tool"
     priority = 10
 

@@ -124,6 +124,11 @@ class Matcher(ABC):
         """Tokens the grammar forces next (canonical tokenisation); [] when unknown/none."""
         return []
 
+    def only_blanks_left(self) -> bool:
+        """Complete, with nothing but blanks and the end allowed after this point (a
+        call block that may end in an optional newline). False when the engine cannot tell."""
+        return False
+
     @abstractmethod
     def is_accepting(self) -> bool:
         """Could generation end here (is an EOG token allowed)?"""

@@ -285,6 +285,35 @@ class LLGuidanceMatcher(Matcher):
         m = self._m
         return bool(m.is_stopped()) and not m.is_error() and bool(m.is_accepting())
 
+    def only_blanks_left(self, depth: int = 3) -> bool:
+        """Complete, and nothing but blank tokens (then the end) may follow.
+
+        Why: newline-separated call formats allow one newline after the last call, so
+        ``is_finished`` stays False once a call is closed although nothing of substance can
+        follow; a grammar that ends at the call should end decoding there. Looks ahead
+        through the blank tokens (``depth`` deep) and rolls back: a blank that may lead to
+        another call (a parallel call's separator) means not finished.
+        """
+        m = self._m
+        if self._delegate is not None or self._tokenizer is None or m.is_error() or not m.is_accepting():
+            return False
+        return self._blank_tail(depth, self.allowed_mask())  # cached: sampling may reuse it
+
+    def _blank_tail(self, depth: int, mask: np.ndarray | None = None) -> bool:
+        allowed = np.flatnonzero(self._raw_mask() if mask is None else mask)
+        allowed = allowed[~np.isin(allowed, self._eog_ids)]
+        if len(allowed) > 16 or any(self._tokenizer.decode_bytes([int(t)]).strip() for t in allowed):
+            return False
+        for t in allowed if depth > 0 else ():
+            if self._m.validate_tokens([int(t)]) != 1 or not self._m.consume_token(int(t)):
+                return False
+            try:
+                if not self._blank_tail(depth - 1):
+                    return False
+            finally:
+                self._m.rollback(1)
+        return True
+
     def is_dead(self) -> bool:
         return not self.allowed_mask().any()
 

@@ -143,8 +143,9 @@ class ConstrainedGeneration:
             self._eval(pending[:-1])
             pending = pending[-1:]
         while not self.finish_reason:
-            if m is not None and m.is_finished():
-                # only end-of-generation can follow: nothing left to evaluate or sample
+            if m is not None and (m.is_finished() or m.only_blanks_left()):
+                # only end-of-generation (or blanks before it) can follow: nothing left to
+                # evaluate or sample
                 self.stats["finished_early"] = True
                 yield self._eog_token
                 return
