@@ -213,6 +213,11 @@ class LLMAgent:
         return job
 
     @property
+    def warm_job(self) -> WarmJob | None:
+        """The running or finished warm-up (None if none was started)."""
+        return self._warm
+
+    @property
     def warm_info(self) -> dict | None:
         """What the last warm-up did (``source``: memory, disk or evaluated; tokens;
         seconds), or None before it finished."""
@@ -532,15 +537,17 @@ class _Turn:
         opts = {k: v for k, v in request.options.items() if v is not None}
         t0 = time.perf_counter()
         pieces: list[str] = []
+        said: list[str] = []  # the parser's content deltas (what precedes a call)
         stream = None
+        ended = False
         try:
             stream = a.backend.stream(msgs, tools or None, on_done=done.append, grammar=grammar,
                                       stop_event=self.stop, prompt=prompt, **opts)
             for piece in stream:
                 pieces.append(piece)
-                ended = False
                 for ev in parser.feed(piece):
                     if isinstance(ev, TextDelta):
+                        said.append(ev.text)
                         yield from self._say(ev.text, filters)
                     elif isinstance(ev, CallComplete):
                         if early:
@@ -557,7 +564,7 @@ class _Turn:
                 stream.close()  # frees the backend at once when decoding ended at the call
             self.llm_s += time.perf_counter() - t0
         completion = done[0] if done else None
-        if not self.stop.is_set():  # a cancelled tail is undecided text: never say it
+        if not self.stop.is_set() and not ended:  # a cancelled tail is undecided text: never say it
             for ev in parser.close():
                 if isinstance(ev, TextDelta):
                     yield from self._say(ev.text, filters)
@@ -566,6 +573,8 @@ class _Turn:
             for k in self.usage:
                 self.usage[k] += int(completion.usage.get(k, 0))
         parsed = parse_tool_calls(text, parsers=a.preset.detectors, tools=tools or None, think_tags=think)
+        if ended:  # decoding stopped at the one allowed call: what came after it is undecided
+            parsed.calls, parsed.content = parsed.calls[:1], "".join(said).strip()
         return LLMOutput(hop=request.hop, text=text, content=parsed.content, calls=list(parsed.calls),
                          rejected=list(parsed.rejected), reasoning=parsed.reasoning,
                          finish_reason=completion.finish_reason if completion else "stop",

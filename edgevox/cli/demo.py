@@ -15,11 +15,10 @@ from pathlib import Path
 
 from edgevox.cli.voice import (
     add_common,
-    build_pipeline,
-    build_voice_agent,
     print_report,
     report_dict,
     responder_for,
+    start_up,
 )
 
 DEFAULT_REQUEST = "Turn on the kitchen light."
@@ -37,18 +36,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    pipe = build_pipeline(args)
+    pipe, agent, home, ready = start_up(args)
+    print(f"ready:   in {ready['seconds']:.1f}s (STT, TTS and the LLM loaded in parallel)", file=sys.stderr)
+    print(f"prompt cache: {ready['prompt_cache']}", file=sys.stderr)
     request = args.request_wav
     if request is None:
         request = Path(tempfile.mkdtemp(prefix="edgevox-demo-")) / "request.wav"
         pipe.tts.to_wav(args.say, request)
         print(f"said:    {args.say!r} (Piper → {request})", file=sys.stderr)
-    agent, home = build_voice_agent(args)
     print(f"home:    {home.summary()}", file=sys.stderr)
     rep = pipe.run_file(request, args.output, responder_for(agent))
     if args.json:
-        print(json.dumps(report_dict(rep, home), ensure_ascii=False, indent=2, default=str))
+        data = report_dict(rep, home)
+        data["ready"] = ready
+        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
         print_report(rep, home)
+        print(f"prompt cache: {ready['prompt_cache']}")
         print(f"wrote:   {args.output}")
     return 0 if not rep.error else 1

@@ -71,6 +71,50 @@ def build_pipeline(args: argparse.Namespace) -> Any:
     return pipe
 
 
+def start_up(args: argparse.Namespace, pipe: Any = None) -> tuple[Any, Any, Any, dict]:
+    """Load STT, TTS and the LLM in parallel and warm them all: the pipeline (unless given)
+    in a thread while the agent loads and evaluates (or restores) its prompt prefix.
+
+    Returns (pipeline, agent, home, readiness); ``readiness`` has the seconds it took and
+    what the prompt cache did. Publishes ``State.READY`` on the pipeline's observer bus.
+    """
+    import threading
+    import time
+
+    from edgevox.voice import State
+
+    t0 = time.perf_counter()
+    box: dict[str, Any] = {"pipe": pipe}
+
+    def voice() -> None:
+        try:
+            if box["pipe"] is None:
+                box["pipe"] = build_pipeline(args)
+            box["pipe"].stt.warmup()
+            box["pipe"].tts.warmup()
+        except BaseException as exc:  # raised again on the main thread
+            box["error"] = exc
+
+    loader = threading.Thread(target=voice, name="edgevox-voice-load", daemon=True)
+    loader.start()
+    agent, home = build_voice_agent(args)
+    warm = agent.warm_job.wait() if agent.warm_job is not None else None
+    loader.join()
+    if "error" in box:
+        raise box["error"]
+    ready = {"seconds": time.perf_counter() - t0, "prompt_cache": prompt_cache_note(warm)}
+    box["pipe"].events.set_state(State.READY)
+    return box["pipe"], agent, home, ready
+
+
+def prompt_cache_note(warm: dict | None) -> str:
+    """One phrase for what the warm-up did with the prompt prefix."""
+    if not warm:
+        return "not used (no prefix warm-up)"
+    said = {"disk": "restored", "evaluated": "evaluated and saved", "memory": "already in memory"}
+    return f"{said.get(warm['source'], warm['source'])}, {warm['tokens']} tokens in {warm['seconds']:.2f}s"
+
+
 def responder_for(agent: Any):
     return lambda text, stop: agent.run_stream(text, stop_event=stop)
 
@@ -112,13 +156,16 @@ def run(args: argparse.Namespace) -> int:
             return 1
         return 0
     try:
-        pipe = build_pipeline(args)
+        # with a wake word or the face, the pipeline first: a bad name fails before the LLM
+        # loads, and the face sees every state; otherwise it loads next to the LLM
+        pipe = build_pipeline(args) if args.wake or args.tui else None
+        if args.tui:
+            return run_tui(args, pipe)
+        pipe, agent, home, ready = start_up(args, pipe)
     except (ValueError, RuntimeError) as exc:  # an unknown wake word, a missing extra
         print(f"edgevox voice: {exc}", file=sys.stderr)
         return 2
-    if args.tui:
-        return run_tui(args, pipe)
-    agent, home = build_voice_agent(args)
+    print(f"ready in {ready['seconds']:.1f}s (prompt cache: {ready['prompt_cache']})", file=sys.stderr)
     if args.input is not None:
         rep = pipe.run_file(args.input, args.output, responder_for(agent), realtime=args.realtime)
         follow_ups = pipe.reports[1:]  # with --wake, turns after the first need no wake word
@@ -164,7 +211,7 @@ def run_tui(args: argparse.Namespace, pipe: Any) -> int:
     quit_ = threading.Event()
     with face:
         pipe.events.subscribe(model.observe)
-        agent, _home = build_voice_agent(args)
+        pipe, agent, _home, _ready = start_up(args, pipe)
 
         def stop() -> None:
             quit_.set()

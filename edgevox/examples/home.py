@@ -66,7 +66,7 @@ class Home:
         """The tools bound to this home."""
         home = self
 
-        @tool
+        @tool(say=_say_light)
         def set_light(room: Room, on: bool, brightness: int | None = None) -> dict:
             """Switch the light of a room on or off, or set its brightness. Only lights:
             not fans, blinds, doors or other devices.
@@ -85,7 +85,7 @@ class Home:
                 level = home.brightness[rooms[0]]
             return {"room": room, "on": on, "brightness": level}
 
-        @tool
+        @tool(say=lambda r: f"The thermostat is set to {r['thermostat']:g} degrees {r['unit'].capitalize()}.")
         def set_thermostat(temperature: float, unit: Unit = "celsius") -> dict:
             """Set the heating/cooling thermostat of the home to a target temperature.
 
@@ -101,7 +101,7 @@ class Home:
                 home.thermostat_c = celsius
             return {"thermostat": temperature, "unit": unit}
 
-        @tool
+        @tool(say=lambda r: f"Timer set for {_spoken(r['length'])}.")
         def start_timer(minutes: int = 0, hours: int = 0, seconds: int = 0, label: str = "timer") -> dict:
             """Start a countdown timer of a given length (minutes, hours and/or seconds).
 
@@ -120,7 +120,7 @@ class Home:
                 home.timers.append({"label": label, "hours": hours, "minutes": minutes, "seconds": total})
             return {"started": label, "length": _duration(total)}
 
-        @tool
+        @tool(say=lambda r: f"The {_spoken(r['length'])} timer is cancelled.")
         def cancel_timer(label: str | None = None) -> dict:
             """Cancel (stop, delete) a running timer.
 
@@ -137,7 +137,7 @@ class Home:
                 home.timers.remove(pick)
             return {"cancelled": pick["label"], "length": _duration(pick["seconds"])}
 
-        @tool
+        @tool(say=lambda r: _MEDIA_SAID[r["action"]])
         def media_control(action: MediaAction) -> dict:
             """Control what is playing on the speakers: play (resume), pause, stop, next or
             previous track.
@@ -156,7 +156,7 @@ class Home:
                     m["state"] = "playing"
                 return {"action": action, "state": m["state"], "playing": m["playing"]}
 
-        @tool
+        @tool(say="Playing {playing}.")
         def play_music(query: str) -> dict:
             """Play music on the speakers: an artist, a genre, an album, a song or a playlist.
 
@@ -169,7 +169,7 @@ class Home:
                 home.media.update(state="playing", playing=query.strip())
             return {"playing": query.strip()}
 
-        @tool
+        @tool(say="Volume set to {volume} percent.")
         def set_volume(level: int | None = None, change: Literal["up", "down"] | None = None) -> dict:
             """Set the speaker volume to a level, or turn it up or down a step.
 
@@ -188,7 +188,7 @@ class Home:
                 home.media["volume"] = max(0, min(100, v))
                 return {"volume": home.media["volume"]}
 
-        @tool
+        @tool(say="Added {added} to the shopping list.")
         def add_to_shopping_list(item: str) -> dict:
             """Add an item to the shopping list.
 
@@ -202,7 +202,7 @@ class Home:
                 home.shopping.append(item)
             return {"added": item}
 
-        @tool
+        @tool(say="Removed {removed} from the shopping list.")
         def remove_from_shopping_list(item: str) -> dict:
             """Remove an item from the shopping list.
 
@@ -216,7 +216,7 @@ class Home:
                 home.shopping.remove(hit)
             return {"removed": hit}
 
-        @tool
+        @tool(say=_say_weather)
         def get_weather(location: str | None = None) -> dict:
             """Tell the weather outside: temperature, sky and chance of rain.
 
@@ -225,7 +225,7 @@ class Home:
             """
             return {"location": location or "home", **home.weather}
 
-        @tool
+        @tool(say="It is {time} on {weekday}.")
         def get_time() -> dict:
             """Tell the current local time and date."""
             now = home.now or _dt.datetime.now()
@@ -250,6 +250,37 @@ def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, poli
     agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=home.tools(), model=model,
                      preset=preset, tool_choice_policy=policy, max_tokens=max_tokens, **options)
     return agent, home
+
+
+# -- how results are spoken (@tool(say=...)): one hop, no second pass through the model --
+
+_MEDIA_SAID = {"play": "Playing.", "pause": "Paused.", "stop": "Stopped.", "next": "Next track.",
+               "previous": "Previous track."}
+_UNIT_WORDS = {"h": "hour", "min": "minute", "s": "second"}
+
+
+def _spoken(length: str) -> str:
+    """ "1 h 30 min" -> "1 hour 30 minutes" (what a voice should say)."""
+    words = length.split()
+    out = []
+    for n, unit in zip(words[::2], words[1::2], strict=False):
+        word = _UNIT_WORDS.get(unit, unit)
+        out.append(f"{n} {word}{'' if n == '1' else 's'}")
+    return " ".join(out) or length
+
+
+def _say_light(r: dict) -> str:
+    state = "on" if r["on"] else "off"
+    if r["room"] == "all":
+        return f"All the lights are {state}."
+    level = f" at {r['brightness']} percent" if r["on"] and r["brightness"] < 100 else ""
+    return f"The {r['room']} light is {state}{level}."
+
+
+def _say_weather(r: dict) -> str:
+    where = "" if r["location"] == "home" else f" in {r['location']}"
+    return (f"It is {r['temp_c']} degrees and {r['sky']}{where}, "
+            f"with a {r['rain_chance']} percent chance of rain.")
 
 
 def _duration(seconds: int) -> str:

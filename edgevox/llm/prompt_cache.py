@@ -12,6 +12,7 @@ version, and the exact token ids of the prefix. The file repeats the key, the to
 the sha256 of the state bytes in a JSON header, so a stale, truncated, corrupted or foreign
 file is recognised, logged, deleted and rebuilt -- never loaded. The directory is bounded
 (``EDGEVOX_PROMPT_CACHE_MB``, default 256): the least recently used entries go first.
+``EDGEVOX_PROMPT_CACHE`` names another directory (benchmarks use an empty one).
 """
 
 from __future__ import annotations
@@ -38,10 +39,12 @@ _hash_lock = threading.Lock()
 
 
 def cache_dir() -> Path:
-    """``$EDGEVOX_HOME/prompt-cache`` (``~/.cache/edgevox/prompt-cache`` by default)."""
+    """``$EDGEVOX_PROMPT_CACHE`` if set, else ``$EDGEVOX_HOME/prompt-cache``
+    (``~/.cache/edgevox/prompt-cache`` by default)."""
     from edgevox.models.pull import edgevox_home
 
-    return Path(edgevox_home()).expanduser() / "prompt-cache"
+    own = os.environ.get("EDGEVOX_PROMPT_CACHE")
+    return Path(own).expanduser() if own else Path(edgevox_home()).expanduser() / "prompt-cache"
 
 
 def model_sha256(path: str | Path, memo_dir: Path | None = None) -> str:

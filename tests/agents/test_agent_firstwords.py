@@ -1,0 +1,160 @@
+"""First words fast: one-hop tool turns (``@tool(say=)``), calls that start while the model
+still decodes, decoding that ends at the call, the warm prompt prefix.
+
+The loop logic runs on the scripted backend; the same behaviours run on the real
+Qwen2.5-Coder-0.5B at the end of this file.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from agent_fakes import ScriptedBackend, call
+
+from edgevox.agents import LLMAgent, default_slm_hooks
+from edgevox.tools import tool
+
+
+def _tools(log: list | None = None, started: threading.Event | None = None):
+    @tool(say="The {room} light is {state}.")
+    def set_light(room: str, on: bool) -> dict:
+        """Switch a light.
+
+        Args:
+            room: Which room.
+            on: On or off.
+        """
+        if started is not None:
+            started.set()
+        if log is not None:
+            log.append(room)
+        return {"room": room, "state": "on" if on else "off"}
+
+    @tool(say=lambda r: f"It is {r['time']}.")
+    def get_time() -> dict:
+        """The time."""
+        return {"time": "14:05"}
+
+    @tool(say="{missing} field")
+    def broken_say() -> dict:
+        """A tool whose sentence names a field its result lacks."""
+        return {"x": 1}
+
+    @tool(say="Set to {level}.")
+    def set_volume(level: int) -> dict:
+        """Volume.
+
+        Args:
+            level: Percent.
+        """
+        if level > 100:
+            raise ValueError("at most 100")
+        return {"level": level}
+
+    @tool
+    def plain() -> str:
+        """No sentence of its own."""
+        return "done"
+
+    return [set_light, get_time, broken_say, set_volume, plain]
+
+
+def _agent(script, **kw) -> tuple[LLMAgent, ScriptedBackend]:
+    backend = ScriptedBackend(script, **kw.pop("backend_opts", {}))
+    return LLMAgent("t", tools=kw.pop("tools", None) or _tools(), model=backend, **kw), backend
+
+
+def test_say_speaks_without_a_second_hop_and_the_session_keeps_both():
+    agent, backend = _agent([call("set_light", room="kitchen", on=True) + "\n"
+                             + call("get_time")])
+    r = agent.run("Kitchen light on, and what time is it?")
+    assert r.reply == "The kitchen light is on. It is 14:05."
+    assert r.hops == 1 and len(backend.requests) == 1
+    assert agent.loop_stats.get("one_hop_replies") == 1
+    roles = [m["role"] for m in agent.session.messages]
+    assert roles == ["user", "assistant", "tool", "tool", "assistant"]
+    assert agent.session.messages[1]["tool_calls"][0]["function"]["name"] == "set_light"
+    assert agent.session.messages[-1]["content"] == r.reply
+
+
+def test_the_model_words_it_when_a_call_fails_or_has_no_sentence():
+    for first in (call("set_volume", level=150),  # the tool raises
+                  call("plain"),  # no say=
+                  call("broken_say"),  # say= names a field that is not there
+                  call("get_time") + "\n" + call("plain")):  # one of two has none
+        agent, backend = _agent([first, "Here is what happened."])
+        r = agent.run("Do it.")
+        assert r.reply == "Here is what happened.", first
+        assert r.hops == 2 and len(backend.requests) == 2
+        assert "one_hop_replies" not in agent.loop_stats
+
+
+def test_a_call_starts_while_the_model_still_decodes():
+    started = threading.Event()
+    seen: list[bool] = []
+
+    def slow_tail(messages, tools):
+        return call("set_light", room="hall", on=True)
+
+    agent, backend = _agent([slow_tail], tools=_tools(started=started), hooks=default_slm_hooks())
+    inner = backend.stream
+
+    def stream(*a, **kw):  # after the call is written, wait to see whether it already runs
+        for piece in inner(*a, **kw):
+            yield piece
+        seen.append(started.wait(5.0))
+        yield "\n"
+
+    backend.stream = stream
+    r = agent.run("Hall light on.")
+    assert seen == [True]
+    assert r.reply == "The hall light is on."
+    assert agent.loop_stats.get("early_dispatches") == 1
+    assert "early_calls_unused" not in agent.loop_stats
+    assert [c.name for c in r.calls] == ["set_light"] and r.calls[0].dispatched
+
+
+def test_no_early_start_when_an_after_llm_hook_could_drop_the_call():
+    from edgevox.agents import FunctionHook
+
+    ran: list[str] = []
+    drop = FunctionHook("after_llm", lambda ctx, out: None, name="may_drop")
+    agent, _ = _agent([call("set_light", room="hall", on=True)], tools=_tools(log=ran), hooks=[drop])
+    r = agent.run("Hall light on.")
+    assert r.reply == "The hall light is on." and ran == ["hall"]
+    assert "early_dispatches" not in agent.loop_stats
+
+
+def test_one_call_allowed_ends_decoding_at_the_call():
+    text = call("set_light", room="hall", on=True) + "\n" + call("get_time")
+    agent, _ = _agent([text], parallel_tool_calls=False)
+    r = agent.run("Hall light on.")
+    assert [c.name for c in r.calls] == ["set_light"]
+    assert r.reply == "The hall light is on."
+
+
+def test_prompt_prefix_heads_every_hop():
+    agent, backend = _agent([call("plain"), "Done."], instructions="Be brief.")
+    assert agent.prompt_prefix() == [{"role": "system", "content": "Be brief."}]
+    agent.run("Go.")
+    for req in backend.requests:
+        assert req["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert agent.warm_job is None  # the scripted backend keeps no KV cache
+
+
+# -- the same on the real model ----------------------------------------------------------
+
+
+def test_real_model_one_hop_home_turn(qwen_backend):
+    from edgevox.examples.home import home_agent
+
+    agent, home = home_agent(qwen_backend, policy="required_first_hop", max_tokens=64)
+    assert agent.warm_job is not None and agent.warm_job.wait() is not None
+    r = agent.run("Turn on the kitchen light.")
+    assert home.lights["kitchen"] is True
+    assert r.hops == 1 and r.calls[0].name == "set_light"
+    assert r.reply.startswith("The kitchen light is on")
+    assert agent.loop_stats.get("early_dispatches") == 1
+    assert [m["role"] for m in agent.session.messages] == ["user", "assistant", "tool", "assistant"]
+    # the next turn sees the exchange: the prefix is still the cached one
+    assert agent.warm(wait=True).info["source"] == "memory"
