@@ -93,15 +93,11 @@ def test_a_call_starts_while_the_model_still_decodes():
     started = threading.Event()
     seen: list[bool] = []
 
-    def slow_tail(messages, tools):
-        return call("set_light", room="hall", on=True)
-
-    agent, backend = _agent([slow_tail], tools=_tools(started=started), hooks=default_slm_hooks())
+    agent, backend = _agent([call("set_light", room="hall", on=True)], tools=_tools(started=started), hooks=default_slm_hooks())
     inner = backend.stream
 
     def stream(*a, **kw):  # after the call is written, wait to see whether it already runs
-        for piece in inner(*a, **kw):
-            yield piece
+        yield from inner(*a, **kw)
         seen.append(started.wait(5.0))
         yield "\n"
 
