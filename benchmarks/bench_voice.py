@@ -11,9 +11,15 @@ through VAD, STT, a responder and TTS into a recording sink. Rows, side by side:
   voice / trivial     a responder that answers at once: the voice stack's own cost
   voice / no specul.  same, transcribing only once the endpointer has decided
   voice / baseline    same, and Whisper's full 30 s window (plain faster-whisper)
-  agent / plain       LLMAgent (Qwen2.5-Coder-0.5B, home tools), requests with no tool call
-  agent / tool        LLMAgent, requests that need one tool call
+  agent / plain       the home agent (Qwen2.5-Coder-0.5B, `auto`), requests with no tool call
+  agent / tool, say   requests that need one tool call; the tools word the result (one hop)
+  agent / tool, no say  the same requests with the tools' `say=` removed (the model words it)
+  fresh / ...         the first turn of a fresh process (subprocess: load STT, TTS and the LLM,
+                      then one request): `no warm` = the prefix evaluated inside the turn (as
+                      before prompt caching), `no cache` = warmed at start-up from an empty
+                      prompt cache, `restored` = the prompt cache restored at start-up
 
+Prefill tokens/s: the backend and llama-cpp-python alone on the same 500-token prompt.
 Every time is from the end of the person's speech and includes the endpointer's
 silence wait (`silence_ms`, 500 ms by default).
 """
@@ -23,8 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -53,6 +62,77 @@ PLAIN_REQUESTS = [
 ]
 METRICS = ["stt_s", "stt_compute_s", "llm_first_token_s", "llm_first_sentence_s",
            "tts_first_chunk_s", "ttfa_s", "total_s"]
+
+
+FRESH_REQUESTS = ["Turn on the kitchen light.", "Set the thermostat to twenty one degrees."]
+FRESH_MODES = ("no warm", "no cache", "restored")
+
+
+def prefill_rates(backend, agent, n: int = 500) -> dict:
+    """Prompt evaluation tokens/s of the backend and of llama-cpp-python alone (its own
+    defaults, all cores) on the same prompt: the agent's prefix cut to ``n`` tokens."""
+    from llama_cpp import Llama
+
+    toks = agent.prefix_tokens()[:n]
+    alone = Llama(model_path=str(backend.path), n_ctx=4096, n_threads=os.cpu_count(), verbose=False)
+    times: dict[str, list[float]] = {"backend": [], "alone": []}
+    for _ in range(3):
+        for name, llm in (("backend", backend.llm), ("alone", alone)):
+            with backend.lock:
+                llm.reset()
+                llm._ctx.kv_cache_clear()
+                t0 = time.perf_counter()
+                llm.eval(toks)
+                times[name].append(time.perf_counter() - t0)
+    alone.close()
+    return {"tokens": len(toks), "backend_tok_s": len(toks) / statistics.median(times["backend"]),
+            "llama_cpp_python_tok_s": len(toks) / statistics.median(times["alone"])}
+
+
+def fresh_turn(mode: str, text: str, cache_dir: str) -> dict:
+    """One request in a new process (see ``fresh_child``); the row, or an error row."""
+    cmd = [sys.executable, __file__, "--fresh-turn", mode, text, cache_dir]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    except (subprocess.SubprocessError, ValueError, IndexError) as exc:
+        return {"request": text, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def fresh_child(mode: str, text: str, cache_dir: str) -> dict:
+    """What a person meets after `edgevox voice` starts: STT, TTS and the LLM load in
+    parallel (and the prompt prefix is warmed, unless ``mode`` is "no warm"), then the
+    first request arrives."""
+    from edgevox.examples.home import home_agent
+    from edgevox.llm import load_model
+    from edgevox.voice.stt import WhisperSTT
+    from edgevox.voice.tts import PiperTTS
+
+    t0 = time.perf_counter()
+    box: dict = {}
+
+    def voice() -> None:
+        box["stt"] = WhisperSTT(_model("EDGEVOX_TEST_WHISPER", "whisper-tiny.en"))
+        box["tts"] = PiperTTS(_model("EDGEVOX_TEST_PIPER", "piper-joe-medium"), noise_scale=0.0,
+                              noise_w_scale=0.0)
+        box["stt"].warmup()
+        box["tts"].warmup()
+
+    loader = threading.Thread(target=voice)
+    loader.start()
+    cache = False if mode == "no warm" else cache_dir
+    backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset="qwen25", n_ctx=4096,
+                         prompt_cache=cache)
+    agent, _home = home_agent(backend, policy="auto", warm=mode != "no warm")
+    warm = agent.warm_job.wait() if agent.warm_job is not None else None
+    loader.join()
+    ready_s = time.perf_counter() - t0
+    stt, tts = box["stt"], box["tts"]
+    audio = resample(tts.synthesize_all(text), tts.sample_rate, SAMPLE_RATE)
+    pipe = VoicePipeline(stt, tts)
+    row = run_rows(pipe, [(text, audio)], lambda t, stop: agent.run_stream(t, stop_event=stop))[0]
+    row.update(ready_s=ready_s, prompt_cache=(warm or {}).get("source", "none"), mode=mode)
+    return row
 
 
 def trivial(text: str, stop: threading.Event):
@@ -138,9 +218,15 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     ap.add_argument("--plot", metavar="FILE.png", help="draw each row's stage medians as stacked bars "
                     "(needs the plot extra)")
+    ap.add_argument("--no-fresh", action="store_true", help="skip the fresh-process rows")
+    ap.add_argument("--fresh-turn", nargs=3, metavar=("MODE", "TEXT", "CACHE_DIR"),
+                    help=argparse.SUPPRESS)  # one fresh-process row (run as a subprocess)
     ap.add_argument("--limit", type=int, default=None, metavar="N",
                     help="only the first N requests of each list (a quick look)")
     args = ap.parse_args()
+    if args.fresh_turn:
+        print(json.dumps(fresh_child(*args.fresh_turn), default=str))
+        return
     if args.plot:
         import edgevox.plot
 
@@ -172,34 +258,50 @@ def main() -> None:
         stt.fast = True
     mem["after_voice_rows"] = peak_memory_mb()
 
+    prefill = None
     if not args.no_agent:
-        from edgevox.agents import LLMAgent, default_slm_hooks
-        from edgevox.examples.home import Home
+        from edgevox.examples.home import home_agent
         from edgevox.llm import load_model
 
         backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset="qwen25", n_ctx=4096)
-        home = Home()
-        agent = LLMAgent("vox", "home assistant",
-                         "You are a voice assistant for a home. Use the tools to control the home. "
-                         "Answer in one short sentence.",
-                         tools=home.tools(), model=backend, hooks=default_slm_hooks())
+        agent, _home = home_agent(backend, policy="auto")
+        bare, _home2 = home_agent(backend, policy="auto", warm=False)
+        for t in bare.registry.tools():
+            t.say = None  # the model words every result: a second hop
 
-        def responder(text: str, stop: threading.Event):
-            agent.reset()  # each request on its own, so rows are comparable
-            return agent.run_stream(text, stop_event=stop)
+        def responder_of(a):
+            def respond(text: str, stop: threading.Event):
+                a.reset()  # each request on its own, so rows are comparable
+                return a.run_stream(text, stop_event=stop)
+            return respond
 
         agent.run("Turn on the hallway light.")  # warm-up: first prompt, grammar builds
-        agent_rows = run_rows(pipe, clips, responder)
-        rows["agent / plain"] = [r for r in agent_rows if not r.get("tool_call")]
-        rows["agent / tool"] = [r for r in agent_rows if r.get("tool_call")]
+        plain_clips = [c for c in clips if c[0] in PLAIN_REQUESTS]
+        tool_clips = [c for c in clips if c[0] in TOOL_REQUESTS]
+        rows["agent / plain"] = run_rows(pipe, plain_clips, responder_of(agent))
+        with_say, without = [], []
+        for clip in tool_clips:  # interleaved, so load changes hit both alike
+            with_say += run_rows(pipe, [clip], responder_of(agent))
+            without += run_rows(pipe, [clip], responder_of(bare))
+        rows["agent / tool, say"] = with_say
+        rows["agent / tool, no say"] = without
         mem["after_agent_rows"] = peak_memory_mb()
+        prefill = prefill_rates(backend, agent)
         backend.close()
+        if not args.no_fresh:
+            for mode in FRESH_MODES:
+                rows[f"fresh / {mode}"] = []
+            cache_dir = tempfile.mkdtemp(prefix="edgevox-bench-prompt-cache-")
+            for text in FRESH_REQUESTS[:args.limit]:
+                for mode in FRESH_MODES:  # "no cache" fills the cache "restored" reads
+                    rows[f"fresh / {mode}"].append(fresh_turn(mode, text, cache_dir))
+            shutil.rmtree(cache_dir, ignore_errors=True)
 
     for name, rs in rows.items():
         summaries[name] = summarize([r for r in rs if "error" not in r])
     tv, bl = summaries["voice / trivial"], summaries["voice / baseline"]
     ratio = bl["ttfa_s"]["median"] / tv["ttfa_s"]["median"] if "ttfa_s" in tv and "ttfa_s" in bl else None
-    doc = {"load_s": load_s, "rows": rows, "summary": summaries, "peak_memory_mb": mem,
+    doc = {"load_s": load_s, "rows": rows, "summary": summaries, "peak_memory_mb": mem, "prefill": prefill,
            "ttfa_baseline_over_default": ratio, "cpu_count": os.cpu_count(),
            "load_average": os.getloadavg()}
     if args.plot:
@@ -211,10 +313,19 @@ def main() -> None:
     if ratio:
         print(f"time to first audio, baseline / default: {ratio:.2f}x "
               f"({bl['ttfa_s']['median']:.2f}s vs {tv['ttfa_s']['median']:.2f}s)")
+    if prefill:
+        print(f"prefill ({prefill['tokens']} tokens): backend {prefill['backend_tok_s']:.0f} tok/s, "
+              f"llama-cpp-python alone {prefill['llama_cpp_python_tok_s']:.0f} tok/s "
+              f"({prefill['backend_tok_s'] / prefill['llama_cpp_python_tok_s']:.2f}x)")
+    for name in (n for n in rows if n.startswith("fresh")):
+        ready = [r["ready_s"] for r in rows[name] if r.get("ready_s") is not None]
+        used = sorted({r.get("prompt_cache", "?") for r in rows[name]})
+        if ready:
+            print(f"{name}: ready after {statistics.median(ready):.1f}s (median), prompt cache: {', '.join(used)}")
     print("peak memory (MiB): " + ", ".join(f"{k} {v:.0f}" for k, v in mem.items()))
     print(f"load average during run: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     for name, rs in rows.items():
-        if name.startswith("agent"):
+        if name.startswith(("agent", "fresh")):
             for r in rs:
                 print(f"  [{name}] {r['transcript']!r} -> {r.get('reply', '')!r} "
                       f"(first audio {r.get('ttfa_s') or float('nan'):.2f}s)")
