@@ -6,6 +6,8 @@ For each format it parses a reply holding two calls (with text around them) and 
 µs per call for: the one-shot chain with only that format's detector, the chain with every
 built-in detector (``parsers=None``), and the streaming parser fed 4-character deltas. The
 ``ratio`` columns divide by ``json.loads`` of the same arguments JSON, timed in the same run.
+Then a 5k and a 50k reply are streamed side by side: the cost per character must not grow
+with the length of the reply (each delta re-reads only a bounded undecided tail).
 """
 
 from __future__ import annotations
@@ -92,14 +94,20 @@ def main() -> None:
             f"{fmt:<12} {len(text):>5} {one * 1e6:>17.1f} {one / t_json:>6.0f}x {every * 1e6:>22.1f} {every / t_json:>6.0f}x "
             f"{stream * 1e6:>15.1f} {stream / t_json:>6.0f}x"
         )
-    long_text = (PRE + REPLIES["hermes"] + POST) * 20
-    t_long = best(lambda: stream_once(long_text, ("qwen25",)), 3 if quick else 5)
-    t_long_one = best(lambda: parse_tool_calls(long_text, parsers=("qwen25",), tools=TOOLS), 20)
-    print(
-        f"\nlong reply ({len(long_text)} chars, {len(long_text) // 4} deltas of 4 chars, 40 calls, qwen25): "
-        f"streamed in {t_long * 1e3:.1f} ms total ({t_long / (len(long_text) / 4) * 1e6:.0f} µs per delta); "
-        f"one-shot {t_long_one * 1e3:.2f} ms"
-    )
+    print()
+    unit = PRE + REPLIES["hermes"] + POST
+    per_char = {}
+    for copies in (20, 200):  # about 5k and 50k characters, 2 calls per copy
+        text = unit * copies
+        t_stream = best(lambda t=text: stream_once(t, ("qwen25",)), 1 if quick else 3)
+        t_one = best(lambda t=text: parse_tool_calls(t, parsers=("qwen25",), tools=TOOLS), 3 if quick else 10)
+        deltas = len(text) // 4
+        per_char[copies] = t_stream / len(text)
+        print(
+            f"long reply {len(text):>6} chars ({2 * copies} calls, qwen25): streamed in 4-char deltas {t_stream * 1e3:8.1f} ms "
+            f"({t_stream / deltas * 1e6:5.0f} µs per delta, {per_char[copies] * 1e6:5.1f} µs per char); one-shot {t_one * 1e3:6.2f} ms"
+        )
+    print(f"streamed cost per character, 50k reply / 5k reply: {per_char[200] / per_char[20]:.2f}x (linear = 1.00x)")
 
 
 if __name__ == "__main__":

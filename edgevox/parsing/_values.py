@@ -114,18 +114,20 @@ def unbalanced(text: str, start: int) -> bool:
 
 
 def depth_ok(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """True when ``value`` nests no deeper than ``limit`` (iterative: no recursion risk)."""
-    todo = [(value, 0)]
-    while todo:
-        v, d = todo.pop()
-        if isinstance(v, dict):
-            if d >= limit:
-                return False
-            todo.extend((x, d + 1) for x in v.values())
-        elif isinstance(v, list):
-            if d >= limit:
-                return False
-            todo.extend((x, d + 1) for x in v)
+    """True when ``value`` nests no deeper than ``limit`` (level by level: no recursion risk,
+    and a flat call's arguments cost one pass over their values)."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level:
+        if depth >= limit:
+            return False
+        nxt: list[Any] = []
+        for v in level:
+            for x in v.values() if isinstance(v, dict) else v:
+                if isinstance(x, (dict, list)):
+                    nxt.append(x)
+        level = nxt
+        depth += 1
     return True
 
 
@@ -202,7 +204,9 @@ def decode_at(text: str, start: int, limit: int | None = None, repair: bool = Fa
     try:
         value, end = _DECODER.raw_decode(text, start)
         if end <= n:
-            if not depth_ok(value):
+            # fewer brackets than the limit cannot nest deeper than it: skip the walk
+            deep = text.count("{", start, end) + text.count("[", start, end) > MAX_DEPTH
+            if deep and not depth_ok(value):
                 return Decoded(end=end, error="nesting too deep")
             return Decoded(value=value, end=end)
     except (ValueError, RecursionError):
@@ -275,7 +279,8 @@ def item_from_obj(obj: Any, raw: str, call_id: str | None = None) -> Item:
     """Normalise one decoded call object into a ToolCall, or say why it is not one."""
     if not isinstance(obj, dict):
         return RejectedCall(None, raw, f"a tool call must be an object, got {type(obj).__name__}")
-    obj = unwrap(obj)
+    if "function" in obj:
+        obj = unwrap(obj)
     name = obj.get("name")
     if not isinstance(name, str) or not name.strip():
         return RejectedCall(None, raw, "tool call without a name")
@@ -298,6 +303,8 @@ def normalise_args(args: Any) -> dict[str, Any] | str:
     """Arguments as a dict; a JSON string is decoded. Returns an error message otherwise."""
     if args is None:
         return {}
+    if type(args) is dict:  # the usual case: no string to decode
+        return args if depth_ok(args) else "arguments nested too deeply"
     if isinstance(args, str):
         s = args.strip()
         if not s:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right, insort
 from contextvars import ContextVar
 from typing import ClassVar
 
@@ -11,6 +12,12 @@ from .types import Span, ToolIndex
 #: Where a bare JSON value or a pythonic list may start: the start of the text, the start of
 #: a line, or after a colon ("Here you go: [...]"). Anything mid-sentence is prose.
 LINE_START = r"(?:^|(?<=\n)|(?<=:))[ \t]*"
+
+
+def _openings_of(cls: type[Detector]) -> tuple[str, ...]:
+    if not cls.markers and not cls.trigger_chars:
+        return ()
+    return tuple(dict.fromkeys((*cls.markers, *cls.trigger_chars)))
 
 
 class Detector:
@@ -26,15 +33,33 @@ class Detector:
     for bare JSON): the streaming parser re-parses when one arrives. A detector with
     neither markers nor trigger characters is re-run on every streamed delta.
 
+    ``openings`` are the strings at least one of which any text the detector finds
+    something in contains (by default its markers and trigger characters; empty: no such
+    promise). The chain skips a detector whose openings are all absent, so a reply pays
+    only for the formats it could be written in: a substring test costs far less than a
+    detector's scan.
+
     ``detect`` must not raise on any input; the chain guards it anyway.
     """
 
     name: ClassVar[str] = ""
     markers: ClassVar[tuple[str, ...]] = ()
     trigger_chars: ClassVar[str] = ""
+    openings: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kw: object) -> None:
+        super().__init_subclass__(**kw)
+        if "openings" not in cls.__dict__:
+            cls.openings = _openings_of(cls)
 
     def __init__(self, tools: ToolIndex | None = None):
         self.tools = tools
+
+    def could_match(self, text: str) -> bool:
+        """False only when ``detect(text)`` is sure to find nothing (no opening present)."""
+        if not self.openings:
+            return True
+        return any(o in text for o in self.openings)
 
     def detect(self, text: str) -> list[Span]:
         raise NotImplementedError
@@ -49,18 +74,21 @@ class MultiDetector(Detector):
     parts: ClassVar[tuple[type[Detector], ...]] = ()
 
     def __init_subclass__(cls, **kw: object) -> None:
-        super().__init_subclass__(**kw)
         if "markers" not in cls.__dict__:
             cls.markers = tuple(dict.fromkeys(m for p in cls.parts for m in p.markers))
         if "trigger_chars" not in cls.__dict__:
             cls.trigger_chars = "".join(sorted({c for p in cls.parts for c in p.trigger_chars}))
+        if "openings" not in cls.__dict__:
+            own = [p.openings for p in cls.parts]
+            cls.openings = () if not all(own) else tuple(dict.fromkeys(o for p in own for o in p))
+        super().__init_subclass__(**kw)
 
     def __init__(self, tools: ToolIndex | None = None):
         super().__init__(tools)
         self._parts = [p(tools) for p in self.parts]
 
     def detect(self, text: str) -> list[Span]:
-        return resolve_overlaps([part.detect(text) for part in self._parts])
+        return resolve_overlaps([part.detect(text) if part.could_match(text) else [] for part in self._parts])
 
     def pending(self, text: str) -> int | None:
         found = [p for p in (part.pending(text) for part in self._parts) if p is not None]
@@ -80,17 +108,46 @@ def resolve_overlaps(groups: list[list[Span]]) -> list[Span]:
     format that parses a region beats one that merely recognised its opening tag); among
     equals the earlier group wins, then the earlier start.
     """
-    ranked = [(_weight(sp), g, sp.start, sp) for g, spans in enumerate(groups) for sp in spans]
     sink = SPAN_SINK.get()
+    if sink is None:  # the usual case, one format found something: nothing to rank
+        found = [g for g in groups if g]
+        if not found:
+            return []
+        if len(found) == 1 and _disjoint_in_order(found[0]):
+            return list(found[0])
+    ranked = [(_weight(sp), g, sp.start, sp) for g, spans in enumerate(groups) for sp in spans]
     if sink is not None:
         sink.extend(r[3] for r in ranked)
     ranked.sort(key=lambda r: r[:3])
     kept: list[Span] = []
+    starts: list[int] = []  # the kept non-empty spans, disjoint, by start
+    ends: list[int] = []
+    points: list[int] = []  # where the kept empty spans stand
     for *_, sp in ranked:
-        if not any(sp.start < o.end and o.start < sp.end for o in kept):
-            kept.append(sp)
+        a, b = sp.start, sp.end
+        i = bisect_left(starts, b if b > a else a)
+        if i and ends[i - 1] > a:  # the nearest kept span before b reaches past a
+            continue
+        j = bisect_right(points, a)
+        if j < len(points) and points[j] < b:
+            continue
+        kept.append(sp)
+        if b > a:
+            starts.insert(i, a)
+            ends.insert(i, b)
+        else:
+            insort(points, a)
     kept.sort(key=lambda s: s.start)
     return kept
+
+
+def _disjoint_in_order(spans: list[Span]) -> bool:
+    end = -1
+    for sp in spans:
+        if sp.start < end or sp.end <= sp.start:
+            return False
+        end = sp.end
+    return True
 
 
 def _weight(sp: Span) -> int:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ._values import coerce_to_schema
@@ -67,7 +68,7 @@ class Joiner:
     always a prefix of the final content.
     """
 
-    __slots__ = ("_parts", "_ws", "_run", "_nl", "_cut", "_started")
+    __slots__ = ("_parts", "_ws", "_run", "_nl", "_cut", "_started", "_text")
 
     def __init__(self) -> None:
         self._parts: list[str] = []
@@ -76,6 +77,7 @@ class Joiner:
         self._nl = 0  # most newlines on one side of a cut since the last kept character
         self._cut = False
         self._started = False
+        self._text: str | None = ""
 
     def feed(self, s: str) -> None:
         if not s:
@@ -91,6 +93,7 @@ class Joiner:
         if self._started:
             self._parts.append(self._sep() if self._cut else self._ws)
         self._parts.append(s[len(lead):core_end])
+        self._text = None
         self._ws = self._run = s[core_end:]
         self._nl = 0
         self._cut = False
@@ -107,7 +110,9 @@ class Joiner:
 
     @property
     def text(self) -> str:
-        return "".join(self._parts)
+        if self._text is None:
+            self._text = "".join(self._parts)
+        return self._text
 
 
 @dataclass
@@ -194,7 +199,7 @@ def _detect_all(cfg, text: str, sink: list[Span] | None) -> list[Span]:
     """Every configured detector on `text`, overlaps resolved; candidates go to `sink`."""
     token = SPAN_SINK.set(sink)
     try:
-        return resolve_overlaps([_safe_detect(d, text) for d in cfg.detectors])
+        return resolve_overlaps([_safe_detect(d, text) if d.could_match(text) else [] for d in cfg.detectors])
     finally:
         SPAN_SINK.reset(token)
 
@@ -405,15 +410,18 @@ def _undecided_from(cands: list[tuple[int, int, bool]]) -> int:
 def marker_tail(text: str, markers: Iterable[str]) -> int:
     """Start of the longest tail of ``text`` that is a prefix of a marker (else len)."""
     n = len(text)
-    best = n
-    for m in markers:
-        for k in range(min(len(m), n), 0, -1):
-            if n - k >= best:
-                break
-            if text.endswith(m[:k]):
-                best = n - k
-                break
-    return best
+    prefixes = _prefixes(markers if isinstance(markers, tuple) else tuple(markers))
+    for k in range(min(len(prefixes), n), 0, -1):
+        if text[n - k:] in prefixes[k - 1]:
+            return n - k
+    return n
+
+
+@lru_cache(maxsize=256)
+def _prefixes(markers: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    """Every prefix of every marker, by length (index k-1: the prefixes of length k)."""
+    longest = max((len(m) for m in markers), default=0)
+    return tuple(frozenset(m[:k] for m in markers if len(m) >= k) for k in range(1, longest + 1))
 
 
 def _check_calls(
@@ -560,8 +568,40 @@ def parse_tool_calls(
     Never raises on any ``text`` (non-str input is converted with ``str``); raises
     ValueError/TypeError only for invalid settings.
     """
-    cfg = make_config(parsers, tools, think_tags, think_open)
+    key = _config_key(parsers, tools, think_tags, think_open)
+    cfg = _cached_config(key) if key is not None else make_config(parsers, tools, think_tags, think_open)
     return parse_with(cfg, text)
+
+
+def _config_key(parsers: Any, tools: Any, think_tags: Any, think_open: bool) -> tuple | None:
+    """A hashable key for settings made only of names and strings (else None: not cached).
+
+    Tool dicts may be mutated between calls, so only names (or no list) are cached.
+    """
+    if isinstance(parsers, str) or parsers is None:
+        p = parsers
+    elif isinstance(parsers, (tuple, list)) and all(isinstance(x, str) for x in parsers):
+        p = tuple(parsers)
+    else:
+        return None
+    if tools is None:
+        t = None
+    elif isinstance(tools, (tuple, list)) and all(isinstance(x, str) for x in tools):
+        t = tuple(tools)
+    else:
+        return None
+    try:
+        tags = None if think_tags is None else tuple(tuple(pair) for pair in think_tags)
+        hash(tags)
+    except TypeError:
+        return None
+    return (p, t, tags, bool(think_open))
+
+
+@lru_cache(maxsize=64)
+def _cached_config(key: tuple) -> Config:
+    p, t, tags, think_open = key
+    return make_config(p, list(t) if t is not None else None, tags, think_open)
 
 
 def parse_with(cfg: Config, text: Any) -> ParseResult:

@@ -26,6 +26,29 @@ def test_detector_never_raises(name, text, tools):
     assert p is None or 0 <= p <= len(text)
 
 
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+@FUZZ
+@given(text=ANY_TEXT)
+def test_skipped_detector_would_have_found_nothing(name, text):
+    """The chain skips a detector when none of its openings is in the text: that must
+    never hide a span (fixture replies and fuzz fragments, cut anywhere)."""
+    det = BUILTIN[name](None)
+    for cut in (len(text), len(text) // 2, len(text) // 3):
+        if not det.could_match(text[:cut]):
+            assert det.detect(text[:cut]) == []
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_fixture_replies_contain_an_opening_of_their_detector(name):
+    from parsing_data import load_fixtures
+
+    det = BUILTIN[name](None)
+    for _fmt, case in load_fixtures():
+        text = case["text"]
+        if det.detect(text):
+            assert det.could_match(text), (name, text)
+
+
 @FUZZ
 @given(text=ANY_TEXT, parsers=parser_sets, tools=tool_sets, think_open=st.booleans())
 def test_chain_never_raises(text, parsers, tools, think_open):

@@ -9,7 +9,9 @@ after complete JSON, a missing closing brace when a closing tag bounds the regio
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 from typing import ClassVar
 
 from .._values import decode_at, items_from_value, scan, skip_blanks
@@ -108,8 +110,8 @@ class TaggedJson(Detector):
     def detect(self, text: str) -> list[Span]:
         groups = []
         for open_, close in self.tags:
-            spans = self._pair(text, open_, close)
-            if close:
+            spans = self._pair(text, open_, close) if open_ in text else []
+            if close and close in text:
                 spans += orphans(text, (close,), spans)
             groups.append(spans)
         return resolve_overlaps(groups)
@@ -199,13 +201,17 @@ def close_after(text: str, end: int, bound: int, close: str | None) -> int:
 def orphans(text: str, closers: tuple[str, ...], spans: list[Span]) -> list[Span]:
     """Stray closing tags (a call closed twice, or never opened): markup, never spoken."""
     out = []
+    taken = sorted((s.start, s.end) for s in spans if s.end > s.start)
+    starts = [a for a, _ in taken]
+    reach = list(accumulate((b for _, b in taken), max))  # furthest end among spans so far
     for close in closers:
         pos = 0
         while True:
             q = text.find(close, pos)
             if q < 0:
                 break
-            if not any(s.start <= q < s.end for s in spans):
+            i = bisect_right(starts, q)  # the last span starting at or before q
+            if not (i and reach[i - 1] > q):
                 out.append(Span(q, q + len(close)))
             pos = q + len(close)
     return out
@@ -235,3 +241,4 @@ class Phi4(TaggedJson):
     tags = (("<|tool_call|>", "<|/tool_call|>"), ("functools", None))
     strict_open = frozenset({"functools"})
     markers = ("<|tool_call|>", "<|/tool_call|>", "functools[")
+    openings = ("<|tool_call|>", "<|/tool_call|>", "functools")  # a bare trailing tag may still grow
