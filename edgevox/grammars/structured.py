@@ -114,7 +114,7 @@ def complete_structured(backend: Any, messages: Sequence[Message] | None, tools:
     schema, model = schema_of(response_schema)
     msgs = list(messages or [])
     if grammar_ok:
-        from edgevox.grammars import json_schema_grammar
+        from .builders import json_schema_grammar
 
         completion = backend.complete(msgs, tools, grammar=json_schema_grammar(schema), **kwargs)
         completion.parsed = validate_document(completion.text, schema, model)
@@ -143,7 +143,7 @@ def _complete_regex(backend: Any, messages: Any, tools: Any, pattern: str, gramm
         raise ValueError(f"response_regex is not a valid regular expression: {exc}") from None
     grammar = None
     if grammar_ok:
-        from edgevox.grammars import regex_grammar
+        from .builders import regex_grammar
 
         grammar = regex_grammar(pattern)
     completion = backend.complete(list(messages or []), tools, grammar=grammar, **kwargs)

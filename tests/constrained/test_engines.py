@@ -122,7 +122,7 @@ def test_grammar_llguidance_cannot_read_falls_back_to_llama_cpp(engines, caplog)
 
 
 def test_without_llguidance_the_llama_cpp_engine_is_used(qwen_backend, monkeypatch):
-    from edgevox.llm.constrained import engine as engine_mod
+    from edgevox.llm.constrained import engines as engine_mod
     from edgevox.llm.constrained.engine_llama import LlamaGrammarEngine
 
     monkeypatch.setattr(engine_mod, "_llguidance_available", lambda: False)
@@ -138,7 +138,7 @@ def test_a_fallback_grammar_survives_eviction_from_the_llama_cache(qwen_backend)
     """llguidance hands char-automaton grammars to llama.cpp. Its cache entry must not
     point at a sampler the llama.cpp engine's smaller cache already freed (seen in a long
     BFCL run as `llama_sampler_clone returned NULL`, i.e. a use after free)."""
-    from edgevox.llm.constrained import engine as engine_mod
+    from edgevox.llm.constrained import engines as engine_mod
 
     eng = engine_mod.make_engine(qwen_backend, prefer="llguidance")
     first = reply_or_tool_grammar(TOOLS, "hermes")

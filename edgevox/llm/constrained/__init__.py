@@ -7,7 +7,7 @@ embedded backend whenever a grammar is set:
   whole-vocabulary mask is computed only when that cannot decide (:mod:`.sampling`);
 * **fast-forward** -- tokens the grammar forces are evaluated in one batched decode;
 * **mask engines** -- llguidance when installed, llama.cpp's grammar otherwise
-  (:mod:`.engine`), behind one interface;
+  (:mod:`.engine`, chosen in :mod:`.engines`), behind one interface;
 * **triggered (lazy) grammars** -- free prose until a call marker, then the call grammar,
   described as data (:mod:`.lazy`).
 
@@ -19,10 +19,9 @@ from .engine import (
     GrammarViolation,
     MaskEngine,
     Matcher,
-    engine_for,
-    make_engine,
     prepare_grammar,
 )
+from .engines import engine_for, make_engine
 from .lazy import StructuralTag, TriggeredGrammar, lazy_tool_grammar
 from .loop import ConstrainedGeneration, constrained_generate
 from .sampling import Sampler, SamplingParams

@@ -37,7 +37,8 @@ import numpy as np
 
 from edgevox.llm.threads import small_batch_threads
 
-from .engine import Matcher, engine_for
+from .engine import Matcher
+from .engines import engine_for
 from .sampling import Sampler, SamplingParams, apply_penalties
 
 __all__ = ["ConstrainedGeneration", "constrained_generate"]
