@@ -112,6 +112,11 @@ class LLMAgent:
     ``model``: a registered model name, a GGUF path, a server URL or an already loaded
     backend (several agents can share one; the backend serialises generation).
     ``tool_choice_policy``: "auto", "required_first_hop" or "required_always";
+    ``validation``: the grammar level for tool calls -- "none" (free decoding, the parser
+    chain reads what comes), "structural" (the wire format's markup and syntax, any name,
+    any arguments object; unknown names are rejected by the chain, never dispatched) or
+    "schema_aware" (names and argument schemas); None: structural where the policy asks
+    for no schema grammar, schema_aware where it does.
     ``tool_choice``: an OpenAI tool_choice that overrides the policy on the first hop
     (later hops fall back to the policy so the answer can land).
     """
@@ -125,12 +130,14 @@ class LLMAgent:
                  parallel_tool_calls: bool = True, tool_timeout: float | None = 10.0,
                  grammar_cache: Any = None, session: Session | None = None,
                  phrases: Phrases = DEFAULT_PHRASES, model_options: dict[str, Any] | None = None,
-                 warm: bool = True):
-        from edgevox.grammars import POLICIES, GrammarCache
+                 warm: bool = True, validation: str | None = None):
+        from edgevox.grammars import POLICIES, GrammarCache, check_validation
         from edgevox.tools import ToolRegistry
 
         if model is None:
             raise ValueError("LLMAgent needs a model: a registered name, a GGUF path, a URL or a backend")
+        if validation is not None:
+            check_validation(validation)
         if tool_choice_policy not in POLICIES:
             raise ValueError(f"unknown tool_choice_policy {tool_choice_policy!r}; allowed: {', '.join(POLICIES)}")
         if not isinstance(max_hops, int) or isinstance(max_hops, bool) or max_hops < 1:
@@ -155,6 +162,9 @@ class LLMAgent:
             raise ValueError(f"the backend was loaded with preset {self.backend.preset.name!r}, not {wanted!r}; "
                              f"load the model with preset={wanted!r} instead")
         self.preset = self.backend.preset
+        #: grammar level for tool calls: "none", "structural", "schema_aware", or None
+        #: (structural where the policy asks for no schema grammar, schema_aware where it does)
+        self.validation = validation
         self.tool_choice_policy = tool_choice_policy
         self.tool_choice = tool_choice
         self.max_hops = max_hops
@@ -449,11 +459,12 @@ class _Turn:
         if not getattr(a.backend, "supports_grammar", True):
             return None
         # the envelope keeps its shape even with no tools: "none" is its answer branch
-        if strategy == "free" or (strategy == "none" and a.preset.wire_format != "envelope"):
+        if strategy == "none" and a.preset.wire_format != "envelope":
             return None
         try:
             return grammar_for_strategy(strategy, tools, a.preset.wire_format, cache=a.grammar_cache,
-                                        think=a.preset.think, parallel_tool_calls=a.parallel_tool_calls)
+                                        think=a.preset.think, parallel_tool_calls=a.parallel_tool_calls,
+                                        validation=a.validation)
         except GrammarError as exc:  # fall back to free decoding: the parser and hooks still guard
             a._count("grammar_failures")
             log.warning("agent %r: no grammar for %r (%s); decoding unconstrained", a.name, strategy, exc)

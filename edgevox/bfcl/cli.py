@@ -118,6 +118,14 @@ def _add_run(commands: Any) -> None:
         "the preset's parser chain still reads the output",
     )
     run.add_argument(
+        "--validation",
+        choices=("none", "structural", "schema_aware"),
+        default="schema_aware",
+        help="grammar level: schema_aware = tool names and argument schemas (default); "
+        "structural = the call format's markup and syntax only (any name, any arguments "
+        "object; with --policy auto: reply text or structurally well-formed calls); none = no grammar",
+    )
+    run.add_argument(
         "--reuse",
         metavar="AUTO.jsonl",
         help="with a grammar policy: keep outputs of this policy-auto run (same model, preset, "
@@ -188,6 +196,7 @@ def _run_run(args: argparse.Namespace) -> int:
         if not args.peer:
             wanted["abstain"] = args.abstain
             wanted["wire_format"] = args.wire_format
+            wanted["validation"] = args.validation if args.validation != "schema_aware" else None
         clash = [
             k
             for r in existing.values()
@@ -237,6 +246,7 @@ def _run_run(args: argparse.Namespace) -> int:
                 threads=args.threads,
                 abstain=args.abstain,
                 wire_format=args.wire_format,
+                validation=args.validation,
             )
             engine.reuse = {
                 k: v for k, v in engine.reuse.items() if v.get("preset") == engine.preset.name

@@ -276,7 +276,10 @@ class EdgeVoxEngine:
         threads: int | None = None,
         abstain: bool = False,
         wire_format: str | None = None,
+        validation: str = "schema_aware",
     ) -> None:
+        if validation not in ("none", "structural", "schema_aware"):
+            raise RunConfigError(f"unknown validation {validation!r}; choose none, structural or schema_aware")
         if policy not in POLICIES:
             raise RunConfigError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         if wire_format is not None:
@@ -301,6 +304,9 @@ class EdgeVoxEngine:
         # the grammar's call format when it is not the preset's (e.g. json_fenced for a
         # model that writes fenced JSON lists); the preset's parser chain still reads it
         self.wire_format = wire_format
+        #: grammar level: schema_aware (names + schemas), structural (markup and syntax
+        #: only; under policy auto: reply or structurally well-formed calls), none
+        self.validation = validation
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -312,21 +318,25 @@ class EdgeVoxEngine:
             "max_tokens": self.max_tokens,
             "abstain": self.abstain,
             **({"wire_format": self.wire_format} if self.wire_format else {}),
+            **({"validation": self.validation} if self.validation != "schema_aware" else {}),
         }
 
     def grammar(self, tools: list[dict[str, Any]]) -> Any:
-        """The grammar the policy asks for (None for ``auto``); calls may repeat (parallel)."""
-        if self.policy == "auto":
+        """The grammar the policy asks for at the run's validation level (None for ``auto``
+        unless structural); calls may repeat (parallel)."""
+        if self.validation == "none" or (self.policy == "auto" and self.validation != "structural"):
             return None
         from edgevox.grammars import GrammarCache
 
         if self._cache is None:
             self._cache = GrammarCache(maxsize=256)
+        level = {"validation": "structural"} if self.validation == "structural" else {}
         return self._cache.get(
-            self.policy,
+            "reply_or_tool" if self.policy == "auto" else self.policy,
             tools,
             self.wire_format or self.preset.wire_format,
             parallel_tool_calls=True,
+            **level,
         )
 
     def answer(self, case: Case) -> dict[str, Any]:

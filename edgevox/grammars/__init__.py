@@ -6,8 +6,10 @@ the process there). Nothing here imports llama_cpp until ``Grammar.compiled()``.
 """
 
 from .builders import (
+    VALIDATION_LEVELS,
     Grammar,
     answer_grammar,
+    check_validation,
     gbnf_grammar,
     json_schema_grammar,
     normalize_tools,
@@ -19,7 +21,13 @@ from .builders import (
     tools_key,
 )
 from .cache import GrammarCache
-from .choice import POLICIES, TOOL_CHOICES, grammar_for_strategy, tool_choice_strategy
+from .choice import (
+    POLICIES,
+    TOOL_CHOICES,
+    default_validation,
+    grammar_for_strategy,
+    tool_choice_strategy,
+)
 from .gbnf import GrammarError, ParsedGrammar, parse_gbnf, validate_gbnf
 from .matcher import GbnfMatcher
 from .structured import StructuredOutputInvalid, complete_structured
@@ -32,4 +40,5 @@ __all__ = [
     "regex_grammar", "gbnf_grammar", "validate_gbnf", "parse_gbnf", "render_tool_calls",
     "tool_choice_strategy", "grammar_for_strategy", "static_dir", "normalize_tools", "tools_key",
     "StructuredOutputInvalid", "complete_structured", "answer_grammar", "render_answer",
+    "VALIDATION_LEVELS", "default_validation", "check_validation",
 ]

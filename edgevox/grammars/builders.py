@@ -25,7 +25,8 @@ from .wire import build_calls, envelope_answer, get_format
 __all__ = [
     "Grammar", "static_dir", "static_piece", "tool_call_grammar", "single_tool_grammar",
     "reply_or_tool_grammar", "json_schema_grammar", "regex_grammar", "gbnf_grammar",
-    "normalize_tools", "tools_key", "DEFAULT_THINK", "answer_grammar",
+    "normalize_tools", "tools_key", "DEFAULT_THINK", "answer_grammar", "VALIDATION_LEVELS",
+    "check_validation",
 ]
 
 DEFAULT_THINK = ("<think>", "</think>")
@@ -87,6 +88,8 @@ class Grammar:
     key: tuple = ()
     root: str = "root"
     tool_names: tuple[str, ...] = ()
+    #: "schema_aware" or "structural" for tool grammars (what the grammar enforces)
+    validation: str = "schema_aware"
     _memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     _lock: Any = field(default_factory=threading.Lock, compare=False, hash=False, repr=False)
 
@@ -204,14 +207,15 @@ def _opts_key(**opts: Any) -> str:
 
 
 def _finish(rs: RuleSet, root_body: str, pieces: Iterable[str], *, strategy: str,
-            wire_format: str | None, key: tuple, tool_names: tuple[str, ...] = ()) -> Grammar:
+            wire_format: str | None, key: tuple, tool_names: tuple[str, ...] = (),
+            validation: str = "schema_aware") -> Grammar:
     head = f"root ::= {root_body}\n"
     static = "".join(static_piece(p) + ("" if static_piece(p).endswith("\n") else "\n")
                      for p in _with_deps(pieces))
     text = head + rs.text() + static
     validate_gbnf(text)
     return Grammar(gbnf=text, strategy=strategy, wire_format=wire_format, key=key,
-                   tool_names=tool_names)
+                   tool_names=tool_names, validation=validation)
 
 
 def _think_prefix(rs: RuleSet, think: tuple[str, str] | None, pieces: set[str]) -> str:
@@ -232,20 +236,40 @@ def _think_prefix(rs: RuleSet, think: tuple[str, str] | None, pieces: set[str]) 
 _NOT_REPLY_START = "{[` \t\r\n"
 
 
+VALIDATION_LEVELS = ("none", "structural", "schema_aware")
+
+
+def check_validation(validation: Any) -> str:
+    """A validation level by name (ValueError otherwise)."""
+    if validation not in VALIDATION_LEVELS:
+        raise ValueError(f"unknown validation level {validation!r}; allowed: {', '.join(VALIDATION_LEVELS)}")
+    return validation
+
+
 def _tool_grammar(strategy: str, tools: Any, wire_format: str, *, think: Any,
                   parallel_tool_calls: bool, key_tools: str | None = None,
-                  text_before_calls: bool = False) -> Grammar:
+                  text_before_calls: bool = False, validation: str = "schema_aware") -> Grammar:
+    """The tool grammar of one strategy. ``validation="structural"``: the wire format's
+    markup and syntax only (any name, any arguments object) -- what a server with a limited
+    grammar engine takes, and cheap for huge or changing schema sets; a reply may then also
+    begin like a bare call (the parser chain reads it) and prose may come before calls."""
     fmt = get_format(wire_format)
-    entries = normalize_tools(tools)
+    structural = check_validation(validation) == "structural"
+    if validation == "none":
+        raise GrammarError("validation 'none' means no grammar")
+    entries = normalize_tools(tools) if tools is not None or not structural else []
     pair = _think_pair(think)
-    key = (strategy, fmt.name, key_tools or tools_key(tools),
+    fixed = entries[0][0] if strategy == "single" else None
+    key = (strategy, fmt.name, key_tools or ("" if structural and tools is None else tools_key(tools)),
            _opts_key(think=pair, parallel=bool(parallel_tool_calls) and strategy != "single",
-                     text_before_calls=bool(text_before_calls),
-                     name=entries[0][0] if strategy == "single" else None))
+                     text_before_calls=bool(text_before_calls), name=fixed,
+                     **({"validation": "structural"} if structural else {})))
     rs = RuleSet(reserved=set(_reserved()))
     pieces = {"json", fmt.style}
-    calls = build_calls(fmt, entries, rs, parallel=bool(parallel_tool_calls))
+    calls = build_calls(fmt, entries, rs, parallel=bool(parallel_tool_calls) and strategy != "single",
+                        structural=structural, fixed_name=fixed)
     prefix = _think_prefix(rs, pair, pieces)
+    before = bool(text_before_calls) or (structural and not fmt.bare)
     if strategy == "reply_or_tool" and fmt.name == "envelope":
         body = f"({calls} | {envelope_answer(rs)})"  # the first token picks the branch
     elif strategy == "reply_or_tool":
@@ -254,33 +278,39 @@ def _tool_grammar(strategy: str, tools: Any, wire_format: str, *, think: Any,
             reply = "reply-bare"
             body = f"({calls} | {reply})"
         else:
-            reply = avoid_rules(rs, "answer", fmt.opener, nonempty=True, not_first=_NOT_REPLY_START,
-                                followed_by=fmt.opener if text_before_calls else None)
-            body = f"({calls} | {reply} {calls}?)" if text_before_calls else f"({calls} | {reply})"
+            reply = avoid_rules(rs, "answer", fmt.opener, nonempty=True,
+                                not_first="" if structural else _NOT_REPLY_START,
+                                followed_by=fmt.opener if before else None)
+            body = f"({calls} | {reply} {calls}?)" if before else f"({calls} | {reply})"
     else:
         body = calls
     return _finish(rs, prefix + body, pieces, strategy=strategy, wire_format=fmt.name, key=key,
-                   tool_names=tuple(n for n, _ in entries))
+                   tool_names=() if structural and not fixed else tuple(n for n, _ in entries),
+                   validation=validation)
 
 
 def tool_call_grammar(tools: Any, wire_format: str = "hermes", *, think: Any = None,
-                      parallel_tool_calls: bool = True) -> Grammar:
+                      parallel_tool_calls: bool = True, validation: str = "schema_aware") -> Grammar:
     """The model must call one of ``tools`` (several in a row when ``parallel_tool_calls``),
-    written in ``wire_format``; an optional think block may come first."""
+    written in ``wire_format``; an optional think block may come first. ``validation``:
+    "schema_aware" (names and argument schemas) or "structural" (markup and syntax only)."""
     return _tool_grammar("required", tools, wire_format, think=think,
-                         parallel_tool_calls=parallel_tool_calls)
+                         parallel_tool_calls=parallel_tool_calls, validation=validation)
 
 
-def single_tool_grammar(tool: Any, wire_format: str = "hermes", *, think: Any = None) -> Grammar:
+def single_tool_grammar(tool: Any, wire_format: str = "hermes", *, think: Any = None,
+                        validation: str = "schema_aware") -> Grammar:
     """The model must make exactly one call, to this ``tool``."""
     entries = normalize_tools(tool)
     if len(entries) != 1:
         raise GrammarError(f"single_tool_grammar needs exactly one tool, got {len(entries)}")
-    return _tool_grammar("single", tool, wire_format, think=think, parallel_tool_calls=False)
+    return _tool_grammar("single", tool, wire_format, think=think, parallel_tool_calls=False,
+                         validation=validation)
 
 
 def reply_or_tool_grammar(tools: Any, wire_format: str = "hermes", *, think: Any = None,
-                          parallel_tool_calls: bool = True, text_before_calls: bool = False) -> Grammar:
+                          parallel_tool_calls: bool = True, text_before_calls: bool = False,
+                          validation: str = "schema_aware") -> Grammar:
     """Either a plain reply (any length, ends at EOS) or well-formed calls.
 
     The reply can never open a call: for tagged formats it never contains the opener
@@ -289,7 +319,8 @@ def reply_or_tool_grammar(tools: Any, wire_format: str = "hermes", *, think: Any
     bare JSON/pythonic formats it may not start with ``{``/``[``. ``text_before_calls=True`` additionally lets prose come before the calls.
     """
     return _tool_grammar("reply_or_tool", tools, wire_format, think=think,
-                         parallel_tool_calls=parallel_tool_calls, text_before_calls=text_before_calls)
+                         parallel_tool_calls=parallel_tool_calls, text_before_calls=text_before_calls,
+                         validation=validation)
 
 
 def answer_grammar(wire_format: str = "envelope", *, think: Any = None) -> Grammar:
@@ -340,8 +371,20 @@ def regex_grammar(pattern: str) -> Grammar:
     return _finish(RuleSet(), expr, (), strategy="regex", wire_format=None, key=key)
 
 
-def gbnf_grammar(text: str, root: str = "root") -> Grammar:
-    """Wrap a user-written GBNF grammar after validating it (raw GBNF mode)."""
+def gbnf_grammar(text: str, root: str = "root", *, think: Any = None) -> Grammar:
+    """Wrap a user-written GBNF grammar after validating it (raw GBNF mode). With ``think``
+    (True or an (open, close) pair) one think block may come before what it describes."""
     validate_gbnf(text, root)
-    return Grammar(gbnf=text, strategy="gbnf", wire_format=None,
-                   key=("gbnf", None, "sha:" + _canonical([text, root]), ""), root=root)
+    key = ("gbnf", None, "sha:" + _canonical([text, root]), "")
+    pair = _think_pair(think)
+    if pair is None:
+        return Grammar(gbnf=text, strategy="gbnf", wire_format=None, key=key, root=root)
+    rs = RuleSet(reserved=rule_names(text) | {"root"})
+    open_, close = pair
+    inner = avoid_rules(rs, "thk-text", close, followed_by=close)
+    block = rs.add("thk-block", f'{lit(open_)} {inner} {lit(close)} "\\n"{{0,2}}')
+    start = rs.add("thk-start", f"{block}? {root}")
+    wrapped = text.rstrip("\n") + "\n" + rs.text()
+    validate_gbnf(wrapped, start)
+    return Grammar(gbnf=wrapped, strategy="gbnf", wire_format=None, root=start,
+                   key=("gbnf", None, key[2], _opts_key(think=pair)))

@@ -21,6 +21,7 @@ from .builders import (
     _think_pair,
     _tool_grammar,
     answer_grammar,
+    check_validation,
     gbnf_grammar,
     json_schema_grammar,
     normalize_tools,
@@ -34,7 +35,7 @@ __all__ = ["GrammarCache", "STRATEGIES"]
 
 #: Strategies that have a grammar (``("single", name)`` is also accepted).
 STRATEGIES = ("required", "reply_or_tool", "single", "json_schema", "regex", "gbnf", "answer")
-_TOOL_OPTS = {"think", "parallel_tool_calls", "text_before_calls", "name"}
+_TOOL_OPTS = {"think", "parallel_tool_calls", "text_before_calls", "name", "validation"}
 
 
 class _Pending:
@@ -93,7 +94,11 @@ class GrammarCache:
                     "parallel": bool(opts.get("parallel_tool_calls", True)) and strategy != "single",
                     "text_before_calls": bool(opts.get("text_before_calls", False)),
                     "name": opts.get("name")}
-            return (strategy, get_format(wire_format or "hermes").name, tools_key(tools), _opts_key(**norm))
+            level = check_validation(opts.get("validation", "schema_aware"))
+            if level != "schema_aware":
+                norm["validation"] = level
+            tk = "" if tools is None and level == "structural" else tools_key(tools)
+            return (strategy, get_format(wire_format or "hermes").name, tk, _opts_key(**norm))
         if strategy == "answer":
             return (strategy, get_format(wire_format or "envelope").name, "",
                     _opts_key(think=_think_pair(opts.get("think"))))
@@ -113,14 +118,15 @@ class GrammarCache:
             return _tool_grammar(strategy, tools, wire_format or "hermes", think=opts.get("think"),
                                  parallel_tool_calls=opts.get("parallel_tool_calls", True),
                                  text_before_calls=opts.get("text_before_calls", False),
-                                 key_tools=key[2])
+                                 key_tools=key[2], validation=opts.get("validation", "schema_aware"))
         if strategy == "single":
             name = opts.get("name")
             entries = [t for t in _tool_list(tools) if _tool_name(t) == name]
             if not entries:
                 raise GrammarError(f"tool_choice names {name!r}, which is not among the tools")
             return _tool_grammar("single", entries, wire_format or "hermes", think=opts.get("think"),
-                                 parallel_tool_calls=False, key_tools=key[2])
+                                 parallel_tool_calls=False, key_tools=key[2],
+                                 validation=opts.get("validation", "schema_aware"))
         if strategy == "answer":
             return answer_grammar(wire_format or "envelope", think=opts.get("think"))
         if strategy == "json_schema":

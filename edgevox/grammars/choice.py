@@ -13,12 +13,13 @@ from typing import Any
 from .builders import (
     Grammar,
     answer_grammar,
+    check_validation,
     reply_or_tool_grammar,
     single_tool_grammar,
     tool_call_grammar,
 )
 
-__all__ = ["tool_choice_strategy", "grammar_for_strategy", "TOOL_CHOICES", "POLICIES"]
+__all__ = ["tool_choice_strategy", "grammar_for_strategy", "default_validation", "TOOL_CHOICES", "POLICIES"]
 
 TOOL_CHOICES = ("none", "auto", "required", '{"type": "function", "function": {"name": ...}}')
 POLICIES = ("auto", "required_first_hop", "required_always")
@@ -69,29 +70,54 @@ def tool_choice_strategy(tool_choice: Any = None, policy: str = "auto", hop: int
     return auto
 
 
+def default_validation(strategy: Strategy, tools: Any = None, think: Any = None) -> str:
+    """The validation level when none is given: ``structural`` where tools or thinking are
+    present and the strategy asks for no schema grammar ("free"), ``schema_aware`` where it
+    does, ``none`` otherwise."""
+    if strategy == "free" and (tools or think):
+        return "structural"
+    if strategy in ("none", "free"):
+        return "none"
+    return "schema_aware"
+
+
 def grammar_for_strategy(strategy: Strategy, tools: Any, wire_format: str = "hermes", *,
-                         cache: Any = None, think: Any = None,
-                         parallel_tool_calls: bool = True) -> Grammar | None:
+                         cache: Any = None, think: Any = None, parallel_tool_calls: bool = True,
+                         validation: str | None = "schema_aware") -> Grammar | None:
     """The Grammar for a strategy, or None when decoding is unconstrained ("none"/"free").
     With ``cache`` (a GrammarCache) the grammar is built once per tool set.
 
     The envelope format is the exception: there "none" is its answer branch alone
-    (``{"answer": "..."}``), so a reply keeps the one shape the parser reads."""
-    if strategy == "none" and wire_format == "envelope":
+    (``{"answer": "..."}``), so a reply keeps the one shape the parser reads.
+
+    ``validation``: "schema_aware" (the default), "structural" (markup and syntax only; a
+    "free" strategy becomes "reply or structurally well-formed calls"), "none" (no grammar),
+    or None for :func:`default_validation`.
+    """
+    level = default_validation(strategy, tools, think) if validation is None else check_validation(validation)
+    if strategy == "none" and wire_format == "envelope" and validation != "none":
         if cache is not None:
             return cache.get("answer", None, wire_format, think=think)
         return answer_grammar(wire_format, think=think)
+    if level == "none":
+        return None
+    if strategy == "free" and level == "structural" and tools:
+        strategy = "reply_or_tool"
     if strategy in ("none", "free"):
         return None
     if cache is not None:
-        opts = {"think": think}
+        opts: dict[str, Any] = {"think": think}
+        if level != "schema_aware":
+            opts["validation"] = level
         if strategy != "single" and not (isinstance(strategy, tuple)):
             opts["parallel_tool_calls"] = parallel_tool_calls
         return cache.get(strategy, tools, wire_format, **opts)
     if strategy == "required":
-        return tool_call_grammar(tools, wire_format, think=think, parallel_tool_calls=parallel_tool_calls)
+        return tool_call_grammar(tools, wire_format, think=think, parallel_tool_calls=parallel_tool_calls,
+                                 validation=level)
     if strategy == "reply_or_tool":
-        return reply_or_tool_grammar(tools, wire_format, think=think, parallel_tool_calls=parallel_tool_calls)
+        return reply_or_tool_grammar(tools, wire_format, think=think, parallel_tool_calls=parallel_tool_calls,
+                                     validation=level)
     if isinstance(strategy, tuple) and len(strategy) == 2 and strategy[0] == "single":
         from .cache import _tool_list, _tool_name
 
@@ -100,5 +126,5 @@ def grammar_for_strategy(strategy: Strategy, tools: Any, wire_format: str = "her
             from .gbnf import GrammarError
 
             raise GrammarError(f"tool_choice names {strategy[1]!r}, which is not among the tools")
-        return single_tool_grammar(picked[0], wire_format, think=think)
+        return single_tool_grammar(picked[0], wire_format, think=think, validation=level)
     raise ValueError(f"unknown strategy {strategy!r}")

@@ -215,14 +215,55 @@ def envelope_answer(rs: RuleSet) -> str:
     return rs.add("env-answer", '"{\\"answer\\": " json-string "}"')
 
 
+def _structural_call(fmt: WireFormat, rs: RuleSet, name: str | None) -> str:
+    """One call whose markup and syntax are the format's but whose name is any identifier
+    (or ``name`` when given) and whose arguments are any object in the format's syntax."""
+    n = fmt.name
+    if name is not None:
+        _check_name(fmt, name)
+    if fmt.style == "python":
+        any_name = name is None and rs.add("any-name", 'py-ident ("." py-ident)*')
+        kw = rs.add("any-kw", 'py-ident "=" py-value')
+        args = f'({kw} (", " {kw})*)?'
+        head = lit(name + "(") if name is not None else f'{any_name} "("'
+        call = f'{head} {args} ")"'
+        return f'"```tool_code\n" {call} "\n```"' if n == "tool_code" else call
+    if name is None:
+        chars = {"gemma": "[A-Za-z0-9_.\\-]", "functionary": "[^<>\\n\"]",
+                 "qwen3_coder": "[^<>\\n\"]"}.get(n, "[A-Za-z0-9_.\\-]")
+        rs.add("any-name", f"[A-Za-z_] {chars}{{0,63}}")
+    if n == "gemma":
+        head = lit("<|tool_call>call:" + name) if name is not None else '"<|tool_call>call:" any-name'
+        return f'{head} gm-object "<tool_call|>"'
+    if n == "functionary":
+        head = lit(f"<function={name}>") if name is not None else '"<function=" any-name ">"'
+        return f'{head} json-object "</function>"'
+    if n == "qwen3_coder":
+        if "qc-key" not in rs.rules:
+            rs.add("qc-key", "[^<>\\n]+")
+        param = rs.add("any-param", f'"<parameter=" qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
+        head = (lit(f"<tool_call>\n<function={name}>\n") if name is not None
+                else '"<tool_call>\\n<function=" any-name ">\\n"')
+        return f'{head} {param}* {lit("</function>" + chr(10) + "</tool_call>")}'
+    name_key = "tool" if n == "envelope" else "name"
+    args_key = "parameters" if n == "llama32_json" else "arguments"
+    quoted = lit(json.dumps(name, ensure_ascii=False)) if name is not None else '"\\"" any-name "\\""'
+    obj = f'{lit("{" + json.dumps(name_key) + ": ")} {quoted} {lit(", " + json.dumps(args_key) + ": ")} json-object "}}"'
+    return f'"<tool_call>\\n" {obj} "\\n</tool_call>"' if n == "hermes" else obj
+
+
 def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, *,
-                parallel: bool) -> str:
+                parallel: bool, structural: bool = False, fixed_name: str | None = None) -> str:
     """Add rules for "one call (or several when ``parallel``) of one of ``tools``"; return the
-    name of the rule for the whole call block."""
-    if not tools:
+    name of the rule for the whole call block. ``structural``: the format's markup and
+    syntax only -- any name (``fixed_name`` when given: a named tool_choice) and any
+    arguments object; the schemas are not enforced."""
+    if not tools and not structural:
         raise GrammarError("no tools to call")
     items = []
-    for i, (name, params) in enumerate(tools):
+    if structural:
+        items.append(rs.add("call-any", _structural_call(fmt, rs, fixed_name)))
+    for i, (name, params) in enumerate(() if structural else tools):
         _check_name(fmt, name)
         prefix = f"t{i}-{name}"
         comp = SchemaCompiler(rs, fmt.style, prefix, params, canonical=True)

@@ -22,6 +22,7 @@ from edgevox.llm.gguf import GGUFInfo, ModelFileError, read_gguf
 from edgevox.llm.presets import Preset, detect_preset, get_preset
 from edgevox.llm.template import CHATML, ChatTemplate, Message
 from edgevox.llm.threads import default_threads, pick_decode_threads, set_threads
+from edgevox.llm.toolgrammar import tool_grammar_for
 from edgevox.llm.types import BackendError, Completion, ContextOverflow
 
 log = logging.getLogger(__name__)
@@ -210,7 +211,10 @@ class LlamaBackend:
         Keyword arguments: max_tokens, temperature, top_p, top_k, min_p, repeat_penalty,
         seed, stop (extra stop strings), grammar (GBNF text or a Grammar object),
         stop_event (threading.Event: generation ends before the next token), prompt
-        (a pre-rendered prompt instead of messages).
+        (a pre-rendered prompt instead of messages), tool_choice and validation
+        ("none" | "structural" | "schema_aware": with tools and no grammar, the preset's
+        tool grammar at that level; see :func:`tool_grammar_for`). GBNF text given as
+        ``grammar`` to a preset that thinks may be preceded by one think block.
         """
         yield from self._generate(messages, tools, on_done=on_done, **kwargs)
 
@@ -218,8 +222,10 @@ class LlamaBackend:
                   max_tokens: int = 256, seed: int | None = None, stop: Sequence[str] | None = None,
                   grammar: Any = None, stop_event: threading.Event | None = None,
                   prompt: str | None = None, on_done: Callable[[Completion], None] | None = None,
+                  tool_choice: Any = None, validation: str | None = None,
                   **sampling: Any) -> Iterator[str]:
         t0 = time.perf_counter()
+        grammar = tool_grammar_for(self.preset, grammar, tools, tool_choice, validation)
         text_prompt = prompt if prompt is not None else self.render(messages or [], tools)
         tokens = self.tokenize(text_prompt)
         if len(tokens) >= self.n_ctx - 1:

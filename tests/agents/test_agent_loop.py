@@ -49,8 +49,10 @@ def test_two_hop_turn_records_call_result_and_reply():
     assert [(c.name, c.arguments, c.result, c.error) for c in r.calls] == [("get_time", {}, "14:05", None)]
     assert set(r.timings) == {"total_s", "llm_s", "tools_s", "ttft_s"}
     assert r.timings["total_s"] >= r.timings["llm_s"]
-    # required_first_hop: grammar on hop 0 only
-    assert be.requests[0]["grammar"] is not None and be.requests[1]["grammar"] is None
+    # required_first_hop: a schema grammar on hop 0 only; the free hop gets the structural
+    # default (markup and syntax, no schemas)
+    assert be.requests[0]["grammar"].validation == "schema_aware"
+    assert be.requests[1]["grammar"].validation == "structural"
     assert "get_time" in be.requests[0]["grammar"].gbnf
     msgs = ag.session.messages
     assert [m["role"] for m in msgs] == ["user", "assistant", "tool", "assistant"]
@@ -69,14 +71,22 @@ def test_policies_map_to_grammar_per_hop():
     assert all(r["grammar"] is not None for r in be.requests[:2])
     ag, be = agent(["hello"], tool_choice_policy="auto")
     ag.run("hi")
+    assert be.requests[0]["grammar"].validation == "structural"
+    assert be.requests[0]["grammar"].strategy == "reply_or_tool"
+    ag, be = agent(["hello"], tool_choice_policy="auto", validation="none")
+    ag.run("hi")
     assert be.requests[0]["grammar"] is None
+    ag, be = agent(["hello"], tool_choice_policy="auto", validation="schema_aware")
+    ag.run("hi")
+    assert be.requests[0]["grammar"] is None  # auto asks for no schema grammar
 
 
 def test_tool_choice_named_and_none():
     ag, be = agent([call("get_weather", city="Oslo"), "Cold."],
                    tool_choice={"type": "function", "function": {"name": "get_weather"}})
     r = ag.run("weather?")
-    assert be.requests[0]["grammar"].strategy == "single" and be.requests[1]["grammar"] is None
+    assert be.requests[0]["grammar"].strategy == "single"
+    assert be.requests[1]["grammar"].validation == "structural"
     assert r.calls[0].name == "get_weather"
     ag, be = agent([call("get_time") + " I can't."])
     r = ag.run("time?", tool_choice="none")

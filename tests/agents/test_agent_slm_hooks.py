@@ -289,7 +289,7 @@ def test_arg_shape_forces_the_tool_under_grammar_only_for_shape_errors():
     # a value outside the enum: no grammar (it would make the model pick some other room)
     ag, be = make([call("set_light", room="attic", on=True), "There is no attic light."], tools=Home().tools())
     r = ag.run("Turn on the light in the attic.")
-    assert be.requests[1]["grammar"] is None
+    assert be.requests[1]["grammar"].validation == "structural"  # the default, no schema
     assert "what went wrong" in be.requests[1]["prompt"]  # the failed-call note, not the answer note
     assert "using the tool results above" not in be.requests[1]["prompt"]
 

@@ -49,6 +49,8 @@ def test_builder_output_is_accepted_by_llama_cpp(llama_cpp_module):
         grammars.append(reply_or_tool_grammar(TOOLS, fmt, think=("[THINK]", "[/THINK]"),
                                               text_before_calls=True, parallel_tool_calls=False).gbnf)
         grammars.append(single_tool_grammar(TOOLS[3], fmt).gbnf)
+        grammars.append(reply_or_tool_grammar(TOOLS, fmt, think=True, validation="structural").gbnf)
+        grammars.append(single_tool_grammar(TOOLS[3], fmt, validation="structural").gbnf)
     grammars.append(json_schema_grammar({"type": "object", "properties": {
         "a": {"type": "array", "items": {"type": "string", "maxLength": 8}, "maxItems": 4}}}).gbnf)
     grammars.append(regex_grammar(r"[A-Z]{2}-\d{3,5}(x|y)?").gbnf)

@@ -431,3 +431,42 @@ def test_json_fenced_takes_one_bare_call_per_line_only_when_parallel():
     assert not grammar("call", "json_fenced").matches(f"```json\n{one}\n\n{two}\n```")
     assert not grammar("call", "json_fenced", parallel_tool_calls=False).matches(text)
     assert grammar("call", "json_fenced", parallel_tool_calls=False).matches(f"```json\n[{one}]\n```")
+
+
+# -- validation levels -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_structural_level_enforces_syntax_not_schemas(fmt):
+    g = tool_call_grammar(TOOLS, fmt, validation="structural")
+    assert g.validation == "structural" and g.tool_names == ()
+    unknown = render_tool_calls([("launch_rocket", {"x": [1, "a"], "y": {"z": None}})], fmt)
+    for name, args in list(BAD.values()) + list(GOOD.items()):
+        if _renderable(fmt, args):
+            assert g.matches(render_tool_calls([(name, args)], fmt)), (name, args)  # any name, any args
+    assert g.matches(unknown) and not grammar("call", fmt).matches(unknown)
+    text = render_tool_calls([("get_time", {})], fmt)
+    for cut in range(1, len(text) - 1, max(1, len(text) // 5)):
+        assert not g.matches(text[:cut])  # the markup is still enforced
+    assert not g.matches("Sure! " + text) and not g.matches("get_time")
+    named = single_tool_grammar(TOOLS[5], fmt, validation="structural")
+    assert named.matches(render_tool_calls([("get_time", {"any": "thing"})], fmt))
+    assert not named.matches(unknown)
+    reply = reply_or_tool_grammar(TOOLS, fmt, validation="structural", think=True)
+    assert reply.matches("<think>hm</think>" + unknown)
+    if fmt != "envelope":
+        assert reply.matches("Hello there!")
+    if WIRE_FORMATS[fmt].opener:  # prose may come before calls; a broken call may not
+        assert reply.matches("Let me check. " + text)
+        assert not reply.matches("Let me check. " + WIRE_FORMATS[fmt].opener + "{oops")
+
+
+def test_raw_grammar_wrapped_for_thinking():
+    from edgevox.grammars import gbnf_grammar
+
+    g = gbnf_grammar('root ::= "yes" | "no"', think=True)
+    assert g.matches("yes") and g.matches("<think>maybe no</think>\nno")
+    assert not g.matches("<think>a</think>b</think>yes") and not g.matches("<think>yes")
+    assert not gbnf_grammar('root ::= "yes" | "no"').matches("<think>x</think>yes")
+    with pytest.raises(ValueError, match="validation"):
+        tool_call_grammar(TOOLS, "hermes", validation="strict")

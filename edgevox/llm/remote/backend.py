@@ -50,13 +50,14 @@ from edgevox.llm.remote.structured import (
     schema_name,
     strict_compatible,
 )
+from edgevox.llm.toolgrammar import structural_twin, tool_grammar_for
 from edgevox.llm.types import Completion
 
 log = logging.getLogger(__name__)
 
 _SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty")
 _OPTION_KEYS = frozenset({"max_tokens", "seed", "stop", "grammar", "stop_event", "prompt", "tool_choice",
-                          *_SAMPLING_KEYS})
+                          "validation", *_SAMPLING_KEYS})
 _FINISH = {"stop": "stop", "length": "length", "tool_calls": "stop", "function_call": "stop",
            "eos": "stop", "content_filter": "stop"}
 _MODES_TOOLS = ("auto", "native", "prompt")
@@ -378,6 +379,9 @@ class RemoteBackend:
             else:
                 capmod.put_grammar(body, field_name, gbnf)
                 info["grammar_path"] = GRAMMAR_PATHS[field_name]
+                level = getattr(opts["grammar"], "validation", None)
+                if level is not None and getattr(opts["grammar"], "wire_format", None):
+                    info["validation"] = level
         if extra:
             body.update(extra)
         return path, self._body(body), info
@@ -433,7 +437,44 @@ class RemoteBackend:
 
     # -- non-streamed ---------------------------------------------------------------------
 
+    def _tool_level(self, tools: Any, opts: dict) -> dict:
+        """Resolve ``validation`` into a grammar (the preset's tool grammar at that level);
+        once this server refused a schema grammar, send its structural twin straight away."""
+        opts = dict(opts)
+        opts["grammar"] = tool_grammar_for(self.preset, opts.get("grammar"), tools,
+                                           opts.get("tool_choice"), opts.pop("validation", None))
+        if self._caps is not None and self._caps.schema_grammar_refused:
+            twin = structural_twin(opts["grammar"], tools)
+            if twin is not None:
+                opts["grammar"] = twin
+        return opts
+
+    def _relaxing(self, tools: Any, opts: dict, attempt: Callable[[dict], Any]) -> Any:
+        """Send; if the server refuses a schema-aware tool grammar (too big, a feature its
+        engine lacks), send the structural grammar for the same tools instead and remember."""
+        try:
+            return attempt(opts)
+        except RemoteRequestRejected as exc:
+            twin = structural_twin(opts.get("grammar"), tools)
+            if twin is None:
+                raise
+            first = exc
+        try:
+            result = attempt({**opts, "grammar": twin})
+        except RemoteRequestRejected:
+            raise first from None
+        caps = self.probe()
+        with self._lock:
+            caps.schema_grammar_refused = True
+        self._note(f"schema grammar refused ({first.status}: {first.server_message[:120]}); "
+                   "tool grammars are now sent at the structural level")
+        return result
+
     def _complete(self, messages: Any, tools: Any, opts: dict, extra: dict | None = None) -> Completion:
+        opts = self._tool_level(tools, opts)
+        return self._relaxing(tools, opts, lambda o: self._complete_once(messages, tools, o, extra))
+
+    def _complete_once(self, messages: Any, tools: Any, opts: dict, extra: dict | None = None) -> Completion:
         stop_event = opts.get("stop_event")
         t0 = time.perf_counter()
 
@@ -506,12 +547,16 @@ class RemoteBackend:
             except CancelledRequest:
                 box[:] = [None, info, path]
 
-        if opts.get("prompt") is not None and messages is None:
-            send(*self._build(None, None, opts))
-        elif self._caps is not None and self._caps.tools_with_grammar is False and opts.get("grammar") is not None:
-            send(*self._build(messages, tools, opts, prompt_tools=True))
-        else:
-            self._with_tools_fallback(messages, tools, opts, None, send)
+        def attempt(o: dict) -> None:
+            if o.get("prompt") is not None and messages is None:
+                send(*self._build(None, None, o))
+            elif self._caps is not None and self._caps.tools_with_grammar is False and o.get("grammar") is not None:
+                send(*self._build(messages, tools, o, prompt_tools=True))
+            else:
+                self._with_tools_fallback(messages, tools, o, None, send)
+
+        opts = self._tool_level(tools, opts)
+        self._relaxing(tools, opts, attempt)
         sresp, info, path = box
         if sresp is None:
             info["retries"] = 0

@@ -42,6 +42,8 @@ class Capabilities:
     tools_with_grammar: bool | None = None
     grammar_field: str | None = None
     grammar_probed: bool = False
+    #: the server refused a schema-aware tool grammar: send the structural one instead
+    schema_grammar_refused: bool = False
     rejected_formats: set[str] = field(default_factory=set)
     ignored_formats: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
@@ -53,6 +55,7 @@ class Capabilities:
             "native_tools": self.native_tools, "tools_with_grammar": self.tools_with_grammar,
             "grammar_path": (GRAMMAR_PATHS.get(self.grammar_field, "none") if self.grammar_probed
                              else None),
+            "schema_grammar_refused": self.schema_grammar_refused,
             "rejected_formats": sorted(self.rejected_formats),
             "ignored_formats": sorted(self.ignored_formats), "notes": list(self.notes),
         }
