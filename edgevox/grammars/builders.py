@@ -344,8 +344,9 @@ def _schema_of(schema: Any) -> Any:
 
 
 def json_schema_grammar(schema: Any) -> Grammar:
-    """A JSON object matching ``schema`` (a JSON schema with an object at the root, or a
-    pydantic model class)."""
+    """A JSON value matching ``schema`` (a JSON schema or a pydantic model class): an
+    object, a ``oneOf``/``anyOf`` union of branches at the root, or a scalar root (string,
+    number, integer, boolean, enum, const)."""
     schema = _schema_of(schema)
     if not isinstance(schema, Mapping):
         raise GrammarError(f"schema must be a JSON schema object, got {type(schema).__name__}")
@@ -353,10 +354,13 @@ def json_schema_grammar(schema: Any) -> Grammar:
     comp = SchemaCompiler(rs, "json", "s", schema)
     root = comp.resolve(schema, "s")
     if not isinstance(root, Mapping):
-        raise GrammarError("schema root must be an object schema")
+        raise GrammarError("schema root must be a schema object")
+    union = any(k in root for k in ("anyOf", "oneOf", "enum", "const"))
     t = root.get("type", "object" if comp._infer_type(root) in (None, "object") else None)
-    if t != "object":
-        raise GrammarError(f"structured output needs an object at the schema root, got type {t!r}")
+    if not union and t not in ("object", "string", "number", "integer", "boolean", "null") and not (
+            isinstance(t, list) and t):
+        raise GrammarError(f"structured output needs an object, a union or a scalar at the schema root, "
+                           f"got type {t!r}")
     if not any(k in root for k in ("type", "anyOf", "oneOf", "enum", "const")):
         root = {**root, "type": "object"}
     expr = comp.value(root, "s-root")

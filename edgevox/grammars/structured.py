@@ -35,23 +35,63 @@ class StructuredOutputInvalid(ValueError):
         super().__init__(f"structured output invalid{where}: {message}")
 
 
-def schema_of(response_schema: Any) -> tuple[dict, type | None]:
-    """A plain JSON schema (refs inlined) and the pydantic class, if one was given."""
-    model = None
+_UNION = ("oneOf", "anyOf")
+_SCALARS = ("string", "number", "integer", "boolean", "null")
+
+
+def _root_kind(schema: dict) -> str:
+    """"object", "union" or "scalar"; ValueError for a root a grammar cannot express."""
+    if any(isinstance(schema.get(k), list) and schema[k] for k in _UNION):
+        return "union"
+    t = schema.get("type")
+    if t == "object" or (t is None and "properties" in schema):
+        return "object"
+    if t in _SCALARS or (isinstance(t, list) and t and set(t) <= set(_SCALARS)) or (
+            t is None and ("enum" in schema or "const" in schema)):
+        return "scalar"
+    raise ValueError("response_schema must describe an object, a oneOf/anyOf union or a scalar "
+                     f"(string, number, integer, boolean, enum) at the root, got type {t!r}")
+
+
+def schema_of(response_schema: Any) -> tuple[dict, Any]:
+    """A plain JSON schema (refs inlined) and what validates into Python objects: the
+    pydantic model class, or a ``TypeAdapter`` for any other type pydantic knows (a
+    discriminated union ``Annotated[A | B, Field(discriminator=...)]``), or None."""
+    model: Any = None
     if isinstance(response_schema, type) and hasattr(response_schema, "model_json_schema"):
         model = response_schema
         schema = response_schema.model_json_schema()
     elif isinstance(response_schema, dict):
         schema = response_schema
     else:
-        raise TypeError("response_schema must be a JSON schema dict or a pydantic model class")
-    if schema.get("type") != "object":
-        raise ValueError("response_schema must describe an object at the root")
+        try:
+            from pydantic import TypeAdapter
+
+            model = TypeAdapter(response_schema)
+            schema = model.json_schema()
+        except Exception:  # pydantic's errors for things it cannot describe
+            raise TypeError("response_schema must be a JSON schema dict, a pydantic model class or a "
+                            "type pydantic can describe (e.g. a discriminated union)") from None
+    kind = _root_kind(schema)
     if model is None:
         return schema, None  # the user's schema as written: open objects stay open
     from edgevox.tools.schema import clean_schema
 
-    return clean_schema(schema), model
+    return clean_schema(schema, object_root=kind == "object"), model
+
+
+def matching_branch(doc: Any, schema: dict) -> int | None:
+    """Index of the first oneOf/anyOf branch at the root that ``doc`` satisfies (None for
+    a schema with no union at the root)."""
+    for key in _UNION:
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            defs = {k: schema[k] for k in ("$defs", "definitions") if k in schema}
+            for i, branch in enumerate(branches):
+                sub = {**defs, **branch} if isinstance(branch, dict) else branch
+                if jsonschema.Draft202012Validator(sub).is_valid(doc):
+                    return i
+    return None
 
 
 def validate_document(text: str, schema: dict, model: type | None) -> Any:
@@ -70,8 +110,9 @@ def validate_document(text: str, schema: dict, model: type | None) -> Any:
         raise StructuredOutputInvalid(err.message, schema=schema, raw_text=text, pointer=pointer)
     if model is None:
         return doc
+    validate = getattr(model, "model_validate", None) or model.validate_python
     try:
-        return model.model_validate(doc)
+        return validate(doc)
     except Exception as exc:  # pydantic's ValidationError: custom validators the schema lacks
         loc = getattr(exc, "errors", lambda: [{}])()[0].get("loc", ())
         pointer = "".join(f"/{p}" for p in loc)
@@ -83,10 +124,16 @@ _FENCE = re.compile(r"```(?:json)?\s*\n?(.*?)```", re.S)
 
 
 def _extract_json(text: str) -> str:
-    """The JSON inside a reply: fenced block, or from the first brace to the last."""
+    """The JSON inside a reply: fenced block, the whole text if it is JSON (a scalar
+    root), or from the first brace to the last."""
     m = _FENCE.search(text)
     if m:
         return m.group(1).strip()
+    try:
+        json.loads(text)
+        return text.strip()
+    except ValueError:
+        pass
     start, end = text.find("{"), text.rfind("}")
     if start != -1 and end > start:
         return text[start:end + 1]
@@ -94,8 +141,19 @@ def _extract_json(text: str) -> str:
 
 
 def schema_prompt(schema: dict) -> str:
-    return ("Reply with only one JSON object, no prose and no code fence, that matches this "
+    what = "JSON object" if _root_kind(schema) != "scalar" else "JSON value"
+    return (f"Reply with only one {what}, no prose and no code fence, that matches this "
             f"JSON schema:\n{json.dumps(schema, ensure_ascii=False)}")
+
+
+def note_branch(completion: Any, schema: dict) -> Any:
+    """Record which root branch of a union the parsed reply matched (``info["schema_branch"]``)."""
+    if any(k in schema for k in _UNION):
+        doc = completion.parsed
+        if hasattr(doc, "model_dump"):
+            doc = doc.model_dump(mode="json")
+        completion.info["schema_branch"] = matching_branch(doc, schema)
+    return completion
 
 
 def complete_structured(backend: Any, messages: Sequence[Message] | None, tools: Any = None, *,
@@ -118,14 +176,14 @@ def complete_structured(backend: Any, messages: Sequence[Message] | None, tools:
 
         completion = backend.complete(msgs, tools, grammar=json_schema_grammar(schema), **kwargs)
         completion.parsed = validate_document(completion.text, schema, model)
-        return completion
+        return note_branch(completion, schema)
     msgs = [{"role": "system", "content": schema_prompt(schema)}, *msgs]
     for attempt in range(retries + 1):
         completion = backend.complete(msgs, tools, **kwargs)
         try:
             completion.parsed = validate_document(completion.text, schema, model)
             completion.info["structured_attempts"] = attempt + 1
-            return completion
+            return note_branch(completion, schema)
         except StructuredOutputInvalid as exc:
             if attempt == retries:
                 raise

@@ -180,11 +180,12 @@ def finish_root(schema: dict) -> dict:
     return out
 
 
-def clean_schema(schema: dict, *, close_objects: bool = True) -> dict:
-    """Inline refs, strip titles, normalise type aliases; then fix the root shape."""
+def clean_schema(schema: dict, *, close_objects: bool = True, object_root: bool = True) -> dict:
+    """Inline refs, strip titles, normalise type aliases; then fix the root shape (an
+    object; with ``object_root=False`` any root, e.g. a union of objects, is left as it is)."""
     flat = inline_refs(schema)
     flat = map_schema(flat, functools.partial(_tidy, close_objects=close_objects))
-    return finish_root(flat)
+    return finish_root(flat) if object_root else flat
 
 
 # --------------------------------------------------------------------------- TypedDicts

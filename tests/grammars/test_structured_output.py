@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Literal, Union
+
 import pytest
 from pydantic import BaseModel, Field, field_validator
 
@@ -74,9 +76,52 @@ def test_pydantic_validator_failure_has_pointer():
     assert err.value.pointer == "/n"
 
 
-def test_root_must_be_object():
-    with pytest.raises(ValueError, match="object at the root"):
+def test_root_must_be_object_union_or_scalar():
+    with pytest.raises(ValueError, match="a oneOf/anyOf union or a scalar"):
         complete_structured(object(), [], response_schema={"type": "array"})
+
+
+class Light(BaseModel):
+    kind: Literal["light"]
+    room: str
+    on: bool
+
+
+class Timer(BaseModel):
+    kind: Literal["timer"]
+    minutes: int
+
+
+LIGHT_OR_TIMER = Annotated[Union[Light, Timer], Field(discriminator="kind")]  # noqa: UP007
+ACT_OR_ANSWER = {"oneOf": [
+    {"type": "object", "properties": {"tool": {"const": "set_light"}, "room": {"type": "string"}},
+     "required": ["tool", "room"], "additionalProperties": False},
+    {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+     "additionalProperties": False}]}
+
+
+@pytest.mark.model
+def test_union_roots_on_real_model(qwen_backend):
+    """oneOf of object branches: the reply is the branch that matched (a discriminated
+    union gives that branch's class); scalar roots work too."""
+    c = qwen_backend.complete([{"role": "user", "content": "Set a timer for 5 minutes. Reply as JSON."}],
+                              response_schema=LIGHT_OR_TIMER, max_tokens=40, temperature=0)
+    assert isinstance(c.parsed, (Light, Timer)) and c.info["schema_branch"] == (isinstance(c.parsed, Timer))
+    for prompt in ("Turn on the kitchen light.", "Say hello to me."):
+        c = qwen_backend.complete([{"role": "user", "content": prompt + " Reply as JSON."}],
+                                  response_schema=ACT_OR_ANSWER, max_tokens=40, temperature=0)
+        branch = c.info["schema_branch"]
+        assert branch is not None and set(c.parsed) == set(ACT_OR_ANSWER["oneOf"][branch]["required"]), c.text
+    c = qwen_backend.complete([{"role": "user", "content": "How many legs has a spider?"}],
+                              response_schema={"type": "integer"}, max_tokens=8, temperature=0)
+    assert isinstance(c.parsed, int)
+
+
+def test_union_fallback_reads_the_matching_branch():
+    backend = _NoGrammarBackend(['Sure: {"kind": "timer", "minutes": 5}'])
+    c = complete_structured(backend, [{"role": "user", "content": "5 min timer"}], response_schema=LIGHT_OR_TIMER)
+    assert c.parsed == Timer(kind="timer", minutes=5) and c.info["schema_branch"] == 1
+    assert "JSON object" in backend.seen[0][0]["content"]
 
 
 class _NoGrammarBackend:

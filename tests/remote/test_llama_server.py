@@ -88,6 +88,32 @@ def test_structured_output_fallback_path(llama_server):
     assert c.parsed["name"] == "Paris" and set(c.parsed) == {"name", "country"}
 
 
+ACT_OR_ANSWER = {"oneOf": [
+    {"type": "object", "properties": {"tool": {"const": "set_light"}, "room": {"type": "string"}},
+     "required": ["tool", "room"], "additionalProperties": False},
+    {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+     "additionalProperties": False}]}
+ASK_LIGHT = [{"role": "user", "content": "Turn on the kitchen light. Reply as JSON."}]
+
+
+def test_union_schema_native_and_fallback_paths(llama_server):
+    """A oneOf root: sent wrapped as {"value": ...} through response_format and unwrapped
+    (said in info), or through the prompt path; either way the matching branch comes back."""
+    native = RemoteBackend(llama_server.url, timeout=120, response_formats=("json_object",))
+    c = native.complete(ASK_LIGHT, response_schema=ACT_OR_ANSWER, max_tokens=48, temperature=0.0)
+    assert c.info["structured_path"] == "response_format:json_object"
+    assert c.info["structured_wrapped"]["key"] == "value" and '"value"' in c.info["structured_wrapped"]["raw_text"]
+    branch = c.info["schema_branch"]
+    assert branch is not None and set(c.parsed) == set(ACT_OR_ANSWER["oneOf"][branch]["required"])
+    fallback = RemoteBackend(llama_server.url, timeout=120, response_formats=(), grammar_mode="none")
+    ask = [{"role": "user", "content": 'Turn on the kitchen light. Reply as JSON: {"tool": "set_light", '
+                                       '"room": ...} to act, {"answer": ...} to talk.'}]
+    c = fallback.complete(ask, response_schema=ACT_OR_ANSWER, max_tokens=48, temperature=0.0, retries=1)
+    assert c.info["structured_path"] == "prompt"
+    branch = c.info["schema_branch"]
+    assert branch is not None and set(c.parsed) == set(ACT_OR_ANSWER["oneOf"][branch]["required"])
+
+
 def test_stream_cancel_then_reuse(remote):
     stop = threading.Event()
     got, done = [], []

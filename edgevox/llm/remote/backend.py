@@ -45,10 +45,13 @@ from edgevox.llm.remote.replies import (
 )
 from edgevox.llm.remote.structured import (
     FORMAT_STYLES,
+    WRAP_KEY,
     is_bare_json,
     response_format,
     schema_name,
     strict_compatible,
+    unwrap_reply,
+    wrap_root,
 )
 from edgevox.llm.toolgrammar import structural_twin, tool_grammar_for
 from edgevox.llm.types import Completion
@@ -597,6 +600,7 @@ class RemoteBackend:
         from edgevox.grammars.structured import (
             StructuredOutputInvalid,
             complete_structured,
+            note_branch,
             schema_of,
             validate_document,
         )
@@ -604,14 +608,17 @@ class RemoteBackend:
         kwargs.pop("grammar", None)
         kwargs.pop("response_regex", None)
         schema, model = schema_of(response_schema)
-        strict = strict_compatible(schema)
+        # OpenAI's response_format takes only an object at the root: a union or scalar
+        # root goes out wrapped as {"value": ...} and comes back unwrapped
+        sent, wrapped = wrap_root(schema)
+        strict = strict_compatible(sent)
         name = schema_name(response_schema, schema)
         trail: list[dict[str, Any]] = []
         caps = self.probe()
         for style in self.response_formats:
             if style in caps.rejected_formats or style in caps.ignored_formats:
                 continue
-            fmt = response_format(style, schema, name, strict)
+            fmt = response_format(style, sent, name, strict)
             try:
                 c = self._complete(messages, tools, dict(kwargs), extra={"response_format": fmt})
             except RemoteContextOverflow:
@@ -628,7 +635,13 @@ class RemoteBackend:
                 return c
             c.info.update(structured_path=f"response_format:{style}", structured_strict=strict)
             try:
+                if wrapped:
+                    c.info["structured_wrapped"] = {"key": WRAP_KEY, "raw_text": c.text, "why": (
+                        "response_format takes only an object root: the schema was sent as "
+                        f'{{"{WRAP_KEY}": <schema>}} and the reply unwrapped')}
+                    c.text = unwrap_reply(c.text)
                 c.parsed = validate_document(c.text, schema, model)
+                note_branch(c, schema)
             except StructuredOutputInvalid as exc:
                 if c.finish_reason == "length" or is_bare_json(c.text):
                     # The server applied the schema and the reply still fails: no second guess.

@@ -19,6 +19,30 @@ STRICT_KEYWORDS = frozenset({
 
 #: response_format shapes, in the order tried by default.
 FORMAT_STYLES = ("json_schema", "json_object")
+#: the property a non-object root is wrapped in for response_format
+WRAP_KEY = "value"
+
+
+def wrap_root(schema: dict) -> tuple[dict, bool]:
+    """(schema to send, wrapped?): a union or scalar root becomes ``{"value": <schema>}``
+    (definitions stay at the root, so local ``$ref``s still resolve)."""
+    if schema.get("type") == "object":
+        return schema, False
+    defs = {k: schema[k] for k in ("$defs", "definitions") if k in schema}
+    inner = {k: v for k, v in schema.items() if k not in defs}
+    return {"type": "object", "properties": {WRAP_KEY: inner}, "required": [WRAP_KEY],
+            "additionalProperties": False, **defs}, True
+
+
+def unwrap_reply(text: str) -> str:
+    """The JSON of ``value`` in a wrapped reply (the text unchanged if it is not one)."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(doc, dict) and set(doc) == {WRAP_KEY}:
+        return json.dumps(doc[WRAP_KEY], ensure_ascii=False)
+    return text
 
 
 def strict_compatible(schema: Any) -> bool:
