@@ -56,12 +56,12 @@ if ! "$VENV/bin/python" -c "import sys, llama_cpp; sys.exit(llama_cpp.__version_
   "${PIP[@]}" "${extra[@]}" "llama-cpp-python==$LLAMA_VERSION"
 fi
 
-# 4. EdgeVox itself (editable) with the voice, fast-decoding, server, test, wake-word and Wyoming extras.
+# 4. EdgeVox itself (editable) with the local-model, voice, fast-decoding, server, test, wake-word and Wyoming extras.
 stamp="$VENV/.edgevox-installed"
 want="$(cat pyproject.toml | sha256sum | cut -d' ' -f1)"
 if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   say "installing edgevox and its extras"
-  "${PIP[@]}" -e ".[voice,fast,server,dev,wake,wyoming,plot]"
+  "${PIP[@]}" -e ".[llama,voice,fast,server,dev,wake,wyoming,plot]"
   echo "$want" > "$stamp"
 fi
 

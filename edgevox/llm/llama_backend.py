@@ -52,8 +52,11 @@ class LlamaBackend:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             from llama_cpp import Llama
-        except ImportError as exc:  # pragma: no cover - the core dependency
-            raise BackendError(f"llama-cpp-python is not importable ({exc}); run the setup script") from None
+        except ImportError as exc:
+            raise BackendError(
+                f"local GGUF models need llama-cpp-python, which is not importable ({exc}): "
+                'pip install "edgevox[llama]" (or run scripts/setup.sh); a server URL needs none'
+            ) from None
         try:
             most = n_threads or default_threads()
             self.llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_batch=n_batch,
