@@ -1,7 +1,10 @@
 """A scripted backend for pure loop logic: plays back texts, records what it was asked.
 
-Never the only test of a feature: every behaviour tested here is also exercised on the
-real Qwen2.5-Coder-0.5B in test_real_model.py.
+Never the only test of a feature: the loop's features tested here (hops, parallel calls,
+failing and timed-out tools, cancellation, sessions, context trimming, max_hops, a failing
+safety hook, an early stream close) also run on the real Qwen2.5-Coder-0.5B in
+test_agent_model.py. Corners no real model reaches on cue (preset id rules, empty
+generations, fuzzed outputs) are tested on this backend only.
 """
 
 from __future__ import annotations

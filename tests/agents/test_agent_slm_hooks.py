@@ -2,7 +2,8 @@
 
 The ``QWEN_*`` strings are verbatim generations of Qwen2.5-Coder-0.5B-Instruct Q4_K_M
 (temperature 0, preset qwen25, the tools of conftest.py) recorded while building the agent;
-test_real_model.py runs the live model into the same situations.
+test_agent_model.py runs the live model into the loop guard, unknown-tool, arg-shape and
+speakable situations; the placeholder and echo guards are tested on recorded outputs only.
 """
 
 from __future__ import annotations

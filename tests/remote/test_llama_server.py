@@ -7,7 +7,6 @@ killed). Order matters only at the end: the crash test kills and restarts the se
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -117,13 +116,10 @@ def test_union_schema_native_and_fallback_paths(llama_server):
 def test_stream_cancel_then_reuse(remote):
     stop = threading.Event()
     got, done = [], []
-    t_stop = None
     for piece in remote.stream(COUNT, max_tokens=200, temperature=0.0, stop_event=stop, on_done=done.append):
         got.append(piece)
         if len(got) == 4:
             stop.set()
-            t_stop = time.monotonic()
-    assert t_stop is not None and time.monotonic() - t_stop < 2.0
     assert done[0].finish_reason == "cancelled" and len(got) <= 8
     c = remote.complete([{"role": "user", "content": "Say OK."}], max_tokens=4, temperature=0.0)
     assert c.finish_reason in ("stop", "length") and c.text

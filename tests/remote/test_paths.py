@@ -460,10 +460,8 @@ def test_strict_mode_check(schema, ok):
 def test_structured_output_cancelled_returns_without_parsing(fake):
     import threading
 
-    release = threading.Event()
-    fake.routes[("POST", "/v1/chat/completions")] = lambda r: release.wait(10)
-    stop = threading.Event()
-    threading.Timer(0.2, stop.set).start()
+    release, stop = threading.Event(), threading.Event()
+    fake.routes[("POST", "/v1/chat/completions")] = lambda r: stop.set() or release.wait(10)
     try:
         c = sbackend(fake.url, timeout=30).complete(MSGS, response_schema=CITY, stop_event=stop)
         assert c.finish_reason == "cancelled" and c.parsed is None

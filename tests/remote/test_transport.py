@@ -6,6 +6,7 @@ failure mode is exact and fast.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -20,7 +21,7 @@ from edgevox.llm.remote import (
     RemoteUnavailable,
     StreamInterrupted,
 )
-from edgevox.llm.remote._http import HttpClient, split_base_url
+from edgevox.llm.remote._http import CancelledRequest, HttpClient, split_base_url
 
 from .conftest import chat_json, chunk, free_port
 
@@ -86,10 +87,16 @@ def test_429_waits_for_retry_after(fake):
         lambda r: r.json({"error": {"message": "slow down"}}, 429, {"Retry-After": "0.4"}),
         lambda r: r.json(chat_json("ok")),
     ])
-    t = time.monotonic()
     c = backend(fake.url).complete(MSGS)
     assert c.text == "ok" and c.info["retries"] == 1
-    assert time.monotonic() - t >= 0.35
+    delays: list[float] = []  # the wait itself, without waiting
+    client = HttpClient(fake.url, backoff=0.01, sleep=delays.append)
+    fake.routes[("POST", "/v1/chat/completions")] = counting([
+        lambda r: r.json({"error": {"message": "slow down"}}, 429, {"Retry-After": "0.4"}),
+        lambda r: r.json(chat_json("ok")),
+    ])
+    assert client.request_json("POST", "/v1/chat/completions", {"messages": MSGS})[1] == 1
+    assert delays == [0.4]
 
 
 def test_4xx_is_not_retried(fake):
@@ -130,10 +137,8 @@ def test_backoff_is_exponential():
 
 def test_connection_refused_is_retried_then_reported():
     b = backend(f"http://127.0.0.1:{free_port()}/v1", max_retries=2, backoff=0.05)
-    t = time.monotonic()
     with pytest.raises(RemoteUnavailable, match="failed 3 time"):
         b.complete(MSGS)
-    assert 0.1 <= time.monotonic() - t < 3.0
 
 
 # -- timeouts ------------------------------------------------------------------------------
@@ -144,8 +149,7 @@ def test_stalled_server_times_out_within_the_timeout(stall):
     t = time.monotonic()
     with pytest.raises(RemoteTimeout, match="no answer within 1s"):
         b.complete(MSGS)
-    elapsed = time.monotonic() - t
-    assert 0.9 <= elapsed < 2.0
+    assert time.monotonic() - t >= 0.9  # not before its deadline (never early, whatever the load)
 
 
 def test_stalled_generation_times_out_and_is_not_retried(fake):
@@ -153,11 +157,9 @@ def test_stalled_generation_times_out_and_is_not_retried(fake):
     fake.routes[("POST", "/v1/chat/completions")] = lambda r: release.wait(10)
     try:
         b = backend(fake.url, timeout=0.5)
-        t = time.monotonic()
-        with pytest.raises(RemoteTimeout):
+        with pytest.raises(RemoteTimeout, match="no answer within 0.5s"):
             b.complete(MSGS)
-        assert time.monotonic() - t < 1.5
-        assert len(fake.posts()) == 1
+        assert len(fake.posts()) == 1 and not release.is_set()
     finally:
         release.set()
 
@@ -173,11 +175,9 @@ def test_stream_that_stalls_mid_reply_times_out(fake):
     fake.routes[("POST", "/v1/chat/completions")] = handler
     try:
         got, done = [], []
-        t = time.monotonic()
         with pytest.raises(RemoteTimeout, match="after 3 characters"):
             for piece in backend(fake.url, timeout=0.5).stream(MSGS, on_done=done.append):
                 got.append(piece)
-        assert time.monotonic() - t < 1.5
         assert got == ["Hel"] and done == []
     finally:
         release.set()
@@ -296,31 +296,30 @@ def test_stop_event_closes_a_running_stream(fake):
         got.append(piece)
         if len(got) == 3:
             stop.set()
-            t_stop = time.monotonic()
-    assert time.monotonic() - t_stop < 0.5
-    assert len(got) <= 5
+    assert len(got) <= 5  # within two pieces of the stop
     assert done[0].finish_reason == "cancelled"
     assert done[0].text == "".join(got)
     assert gone.wait(3), "the server never saw the connection close"
 
 
 def test_stop_event_interrupts_a_silent_wait(fake):
-    release = threading.Event()
-    fake.routes[("POST", "/v1/chat/completions")] = lambda r: release.wait(10)
+    release, handled = threading.Event(), threading.Event()
+    stops = [threading.Event(), threading.Event()]
+    asked = iter(stops)
+
+    def handler(r):
+        next(asked).set()  # the client is now waiting for an answer that does not come
+        release.wait(30)
+        handled.set()
+
+    fake.routes[("POST", "/v1/chat/completions")] = handler
     try:
-        stop = threading.Event()
-        threading.Timer(0.2, stop.set).start()
-        t = time.monotonic()
-        c = backend(fake.url, timeout=30).complete(MSGS, stop_event=stop)
+        c = backend(fake.url, timeout=30).complete(MSGS, stop_event=stops[0])
         assert c.finish_reason == "cancelled" and c.text == ""
-        assert time.monotonic() - t < 1.0
-        stop2 = threading.Event()
-        threading.Timer(0.2, stop2.set).start()
         done: list = []
-        t = time.monotonic()
-        assert list(backend(fake.url, timeout=30).stream(MSGS, stop_event=stop2, on_done=done.append)) == []
+        assert list(backend(fake.url, timeout=30).stream(MSGS, stop_event=stops[1], on_done=done.append)) == []
         assert done[0].finish_reason == "cancelled"
-        assert time.monotonic() - t < 1.0
+        assert not handled.is_set()  # both returned on the stop, not on the server's end
     finally:
         release.set()
 
@@ -414,14 +413,36 @@ def test_load_model_routes_urls_with_options(fake):
     assert fake.posts()[0].body["model"] == "served"
 
 
+class _StopOnRetry(logging.Handler):
+    """Sets a stop event the moment the client logs that it will wait to retry."""
+
+    def __init__(self, stop: threading.Event):
+        super().__init__()
+        self.stop = stop
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("retrying"):
+            self.stop.set()
+
+
 def test_stop_event_cuts_a_retry_backoff_short(fake):
     fake.routes[("POST", "/v1/chat/completions")] = lambda r: r.json({"error": {"message": "busy"}}, 503)
     stop = threading.Event()
-    threading.Timer(0.2, stop.set).start()
-    t = time.monotonic()
-    c = backend(fake.url, backoff=5.0, max_retries=3).complete(MSGS, stop_event=stop)
-    assert c.finish_reason == "cancelled"
-    assert time.monotonic() - t < 1.0 and len(fake.posts()) == 1
+    logger = logging.getLogger("edgevox.llm.remote._http")
+    hook, level = _StopOnRetry(stop), logger.level
+    logger.addHandler(hook)
+    logger.setLevel(logging.INFO)
+    try:
+        # the backoff would be a minute: only the stop ends it
+        c = backend(fake.url, backoff=60.0, max_retries=3).complete(MSGS, stop_event=stop)
+        assert c.finish_reason == "cancelled" and len(fake.posts()) == 1
+        stop.clear()
+        with pytest.raises(CancelledRequest, match="while waiting to retry"):  # not after it
+            HttpClient(fake.url, backoff=60.0).request_json("POST", "/v1/chat/completions", {}, stop_event=stop)
+        assert len(fake.posts()) == 2
+    finally:
+        logger.removeHandler(hook)
+        logger.setLevel(level)
 
 
 def test_concurrent_streams_share_one_backend(fake):
@@ -455,13 +476,16 @@ def test_cancel_in_the_middle_of_a_streamed_tool_call(fake):
         try:
             for piece in ['{"', 'city', '": "', 'Par'] * 50:
                 r.sse(chunk(tool_calls=[{"index": 0, "id": "c", "function": {"name": "f", "arguments": piece}}]))
+                sent.append(piece)
+                if len(sent) == 6:
+                    stop.set()  # half-way through the call's arguments
                 time.sleep(0.02)
         except OSError:
             pass
 
-    fake.routes[("POST", "/v1/chat/completions")] = handler
+    sent: list[str] = []
     stop = threading.Event()
-    threading.Timer(0.15, stop.set).start()
+    fake.routes[("POST", "/v1/chat/completions")] = handler
     done: list = []
     b = backend(fake.url, tools_mode="native")
     assert list(b.stream(MSGS, stop_event=stop, on_done=done.append)) == []

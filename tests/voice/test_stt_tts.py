@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -58,14 +57,9 @@ def test_english_only_model_rejects_other_languages(stt):
 
 def test_tts_reply_is_intelligible(stt, tts):
     reply = "The kitchen light is on, and it is 21°C in the living room."
-    t0 = time.perf_counter()
-    audio = tts.synthesize_all(reply)
-    synth = time.perf_counter() - t0
+    audio = tts.synthesize_all(reply)  # its speed is measured in benchmarks/, not here
     seconds = len(audio) / tts.sample_rate
     assert tts.sample_rate == 22_050 and 2.0 < seconds < 8.0
-    rtf = synth / seconds
-    print(f"\nPiper joe-medium: {seconds:.2f} s of audio in {synth:.2f} s (RTF {rtf:.2f})")
-    assert rtf < 1.0
     heard = _words(stt.transcribe(resample(audio, tts.sample_rate, SAMPLE_RATE)).text)
     assert {"kitchen", "light", "living", "room", "degrees"} <= heard, heard
 
