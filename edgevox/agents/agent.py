@@ -820,8 +820,13 @@ class _Turn:
             self.session.append({"role": "assistant", "content": spoken})
 
     def abandon(self) -> None:
-        """The stream was closed before the end: treat as cancelled."""
+        """The stream was closed before the end: treat as cancelled.
+
+        The pieces of the current hop the consumer already took count as said, as they
+        do when the stop event cancels the turn.
+        """
         self.stop.set()
+        self.spoken_hop_commit(self._hop_spoken)
         self._settle_cancelled(" ".join(self.spoken))
         self.finished = True
 

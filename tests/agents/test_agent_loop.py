@@ -304,6 +304,20 @@ def test_closing_stream_early_keeps_session_consistent():
     assert not ag.session.messages[-1].get("tool_calls")
 
 
+def test_closing_stream_mid_reply_keeps_what_was_streamed():
+    ag, _ = agent([call("get_time"), "It is 14:05 now, have a nice day."])
+    stream = ag.run_stream("time?")
+    got = []
+    for item in stream:
+        got.append(item)
+        if isinstance(item, ToolResultEvent):
+            got.append(next(stream))  # one piece of the reply reached the listener
+            break
+    stream.close()
+    assert ag.session.messages == [{"role": "user", "content": "time?"},
+                                   {"role": "assistant", "content": got[-1].strip()}]
+
+
 def test_tool_output_is_data_not_markup():
     @tool
     def read_note() -> str:

@@ -141,3 +141,107 @@ def test_speakable_on_the_live_model(qwen_backend):
     r = ag.run("What can you do?")
     assert ag.hook_stats.get("speakable", 0) == 1 and "`" not in r.reply and speakable(r.reply)
 
+
+# -- what the loop tests show on the scripted backend, here on the live model ---------------
+
+
+@pytest.fixture(scope="module")
+def small_ctx_backend(qwen_path):
+    """The same Qwen with a 512-token window: a short history already overflows it."""
+    from edgevox.llm import load_model
+
+    backend = load_model(str(qwen_path), preset="qwen25", n_ctx=512)
+    yield backend
+    backend.close()
+
+
+BOXES = ["apple", "river", "candle", "tiger", "violet", "hammer", "orbit", "pepper", "maple", "falcon",
+         "copper", "lemon"]
+
+
+def test_context_trimming_on_the_live_model(small_ctx_backend):
+    be = small_ctx_backend
+    history = []
+    for i, word in enumerate(BOXES):
+        history += [{"role": "user", "content": f"Please remember this: the code word for box {i} is {word}. "
+                                                "It is written on a small label on the lid."},
+                    {"role": "assistant", "content": f"Okay, I will remember that box {i} has the code word {word}."}]
+    ag = make(be, [], session=Session(history), max_tokens=24)
+    asked = f"What is the code word for box {len(BOXES) - 1}?"
+    untrimmed = be.render([{"role": "system", "content": VOICE}, *history, {"role": "user", "content": asked}])
+    assert len(be.tokenize(untrimmed)) > 512 - 24  # without trimming llama.cpp could not take it
+    r = ag.run(asked)
+    assert r.stopped_reason == "reply", r
+    assert ag.session.dropped > 0 and ag.loop_stats["trimmed_messages"] == 1
+    kept = [m["content"] for m in ag.session.messages]
+    assert ag.session.messages[0]["role"] == "user" and "box 0 " not in kept[0]  # whole exchanges went
+    assert kept[-2:] == [asked, r.reply]
+    assert r.usage["prompt_tokens"] + 24 <= 512
+    assert BOXES[-1] in r.reply.lower(), r.reply  # the recent exchanges it kept still answer
+
+
+def test_max_hops_on_the_live_model(qwen_backend):
+    from test_agent_loop import assert_consistent
+
+    # required_always forces a call on every hop, so the model can never answer in words
+    ag = make(qwen_backend, [get_time, get_weather], tool_choice_policy="required_always", max_hops=2,
+              hooks=[])
+    r = ag.run("What time is it?")
+    assert r.stopped_reason == "max_hops" and r.hops == 2
+    assert r.calls and r.calls[0].name == "get_time" and r.calls[0].ok
+    assert r.reply.startswith("Sorry") and "14:05" in r.reply  # the apology says what was found
+    assert ag.session.messages[-1] == {"role": "assistant", "content": r.reply}
+    assert_consistent(ag.session.messages)
+
+
+def test_failing_safety_hook_fails_closed_on_the_live_model(qwen_backend):
+    from edgevox.agents import hook
+    from edgevox.tools import tool
+
+    switched = []
+
+    @tool
+    def unlock_door(door: str) -> str:
+        """Unlock a door of the house.
+
+        Args:
+            door: Which door, e.g. front.
+        """
+        switched.append(door)
+        return f"the {door} door is unlocked"
+
+    @hook("before_tool", safety=True)
+    def policy(ctx, c):
+        raise RuntimeError("policy store offline")
+
+    ag = make(qwen_backend, [unlock_door], tool_choice_policy="required_first_hop",
+              hooks=[*default_slm_hooks(), policy])
+    r = ag.run("Unlock the front door.")
+    assert r.stopped_reason == "hook_failed" and r.reply == Phrases().hook_failed
+    assert switched == [] and r.calls == []  # the model asked; the call never ran
+    assert ag.session.messages == [{"role": "user", "content": "Unlock the front door."},
+                                   {"role": "assistant", "content": Phrases().hook_failed}]
+
+
+def test_closing_a_live_stream_early(qwen_backend):
+    from test_agent_loop import assert_consistent
+
+    from edgevox.agents import ToolResultEvent
+
+    ag = make(qwen_backend, [get_time], tool_choice_policy="required_first_hop", max_tokens=64)
+    stream = ag.run_stream("What time is it?")
+    seen = []
+    for item in stream:  # close in the middle of the second hop's reply
+        seen.append(item)
+        if any(isinstance(i, ToolResultEvent) for i in seen) and isinstance(item, str):
+            break
+    stream.close()
+    assert any(isinstance(i, ToolResultEvent) for i in seen) and isinstance(seen[-1], str)
+    assert_consistent(ag.session.messages)
+    # the call exchange goes, what the listener already took of the reply stays
+    assert ag.session.messages == [{"role": "user", "content": "What time is it?"},
+                                   {"role": "assistant", "content": seen[-1].strip()}]
+    # the shared backend is free again: the next turn on it runs to its end
+    ag.reset()
+    r = ag.run("What time is it?")
+    assert r.stopped_reason == "reply" and "14:05" in r.reply
