@@ -15,6 +15,7 @@ from edgevox.agents import (
     Phrases,
     ToolCallEvent,
     ToolResultEvent,
+    hook,
 )
 from edgevox.tools import tool
 
@@ -281,8 +282,15 @@ def test_cancel_during_tool_wait_returns_promptly():
         finished.set()
         return "x"
 
-    ag, _ = agent([call("slow"), "never"], tools=[slow])
-    threading.Thread(target=lambda: started.wait(10) and ag.cancel(), daemon=True).start()
+    generated = threading.Event()
+
+    @hook("after_llm")
+    def mark(ctx, output):  # the hop's generation is over; calls may have started earlier
+        generated.set()
+
+    ag, _ = agent([call("slow"), "never"], tools=[slow], hooks=[mark])
+    threading.Thread(target=lambda: started.wait(10) and generated.wait(10) and ag.cancel(),
+                     daemon=True).start()
     try:
         r = ag.run("go")
         assert not finished.is_set()  # the cancel ended the wait, not the tool
