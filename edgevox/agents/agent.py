@@ -583,7 +583,10 @@ class _Turn:
         if completion is not None:
             for k in self.usage:
                 self.usage[k] += int(completion.usage.get(k, 0))
-        parsed = parse_tool_calls(text, parsers=a.preset.detectors, tools=tools or None, think_tags=think)
+        if text == "".join(pieces):  # the usual case: the streaming parser has read it all
+            parsed = parser.result()
+        else:  # a backend whose final text differs from what it streamed: read the final one
+            parsed = parse_tool_calls(text, parsers=a.preset.detectors, tools=tools or None, think_tags=think)
         if ended:  # decoding stopped at the one allowed call: what came after it is undecided
             parsed.calls, parsed.content = parsed.calls[:1], "".join(said).strip()
         return LLMOutput(hop=request.hop, text=text, content=parsed.content, calls=list(parsed.calls),
@@ -870,42 +873,17 @@ class _BackendFailed(Exception):
 
 
 class _Job:
-    """One tool call running in its own thread; ``wait`` honours the turn's stop signal."""
+    """One tool call started on the registry; ``wait`` honours the turn's stop signal
+    (a cancelled turn gets ``error_type="cancelled"`` at once, the tool's thread is left)."""
 
     def __init__(self, agent: LLMAgent, call: Any, stop: _Stop):
-        self.agent, self.call, self.stop = agent, call, stop
-        self.result: Any = None
-        self.done = threading.Event()
-        self.t0 = time.perf_counter()
-        threading.Thread(target=self._run, name=f"edgevox-agent-{call.name}", daemon=True).start()
-
-    def _timeout(self) -> float | None:
-        tool = self.agent.registry.get(self.call.name)
-        limits = [t for t in (getattr(tool, "timeout", None), self.agent.tool_timeout) if t]
-        return min(limits) if limits else None
-
-    def _run(self) -> None:
-        try:
-            self.result = self.agent.registry.dispatch(self.call.name, self.call.arguments,
-                                                       timeout=self._timeout(), call_id=self.call.id)
-        except Exception as exc:  # dispatch never raises by contract; be safe anyway
-            from edgevox.tools import ToolResult
-
-            self.result = ToolResult(name=self.call.name, arguments=self.call.arguments, ok=False,
-                                     error=f"{type(exc).__name__}: {exc}", error_type="exception",
-                                     call_id=self.call.id)
-        finally:
-            self.done.set()
+        self.stop = stop
+        tool = agent.registry.get(call.name)
+        limits = [t for t in (getattr(tool, "timeout", None), agent.tool_timeout) if t]
+        self._running = agent.registry.start(call, timeout=min(limits) if limits else None)
 
     def wait(self) -> Any:
-        while not self.done.wait(_POLL_S):
-            if self.stop.is_set():
-                from edgevox.tools import ToolResult
-
-                return ToolResult(name=self.call.name, arguments=self.call.arguments, ok=False,
-                                  error="cancelled before the tool finished", error_type="cancelled",  # type: ignore[arg-type]
-                                  duration_s=time.perf_counter() - self.t0, call_id=self.call.id)
-        return self.result
+        return self._running.wait(self.stop)  # type: ignore[arg-type]
 
 
 def _start_call(agent: LLMAgent, call: Any, stop: _Stop) -> _Job:

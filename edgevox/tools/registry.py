@@ -212,32 +212,35 @@ class ToolRegistry:
         return self.dispatch_many([(name, arguments, call_id)], timeout=timeout)[0]
 
     def dispatch_many(
-        self, calls: Iterable[Any], *, timeout: float | None = None
+        self,
+        calls: Iterable[Any],
+        *,
+        timeout: float | None = None,
+        stop: threading.Event | None = None,
     ) -> list[ToolResult]:
         """Run several calls concurrently; results come back in call order.
 
         Each call is a ToolCall-like object (``.name``, ``.arguments``, ``.id``), a
         dict (``{"name","arguments","id"}`` or OpenAI's ``{"id","function":{...}}``)
         or a tuple ``(name, arguments[, id])``. Each call has its own timeout,
-        counted from its own start.
+        counted from its own start. When ``stop`` is set, the calls still running
+        come back at once as ``error_type="cancelled"`` (their threads are abandoned,
+        as on a timeout).
+        """
+        running = [self.start(call, timeout=timeout) for call in calls]
+        return [r.wait(stop) for r in running]
+
+    def start(self, call: Any, *, timeout: float | None = None) -> RunningCall:
+        """Validate and start one call (any form ``dispatch_many`` takes); never raises.
+
+        The agent starts each call the moment the model has finished writing it and
+        collects the results later with ``RunningCall.wait(stop)``.
         """
         override = _check_timeout(timeout)
-        started = []
-        results: list[ToolResult | None] = []
-        for call in calls:
-            name, arguments, call_id = _call_parts(call)
-            t0 = time.perf_counter()
-            early, running = self._begin(name, arguments, call_id, override, t0)
-            results.append(early)
-            started.append(running)
-        for i, running in enumerate(started):
-            if running is None:
-                continue
-            tool, filled, pending, limit, t0, call_id = running
-            wait = None if limit is None else max(0.0, t0 + limit - time.perf_counter())
-            finished = pending.done.wait(wait)
-            results[i] = self._finish(tool, filled, pending, finished, limit, t0, call_id)
-        return [r for r in results if r is not None]
+        name, arguments, call_id = _call_parts(call)
+        t0 = time.perf_counter()
+        early, running = self._begin(name, arguments, call_id, override, t0)
+        return RunningCall(self, name, arguments, call_id, t0, early, running)
 
     def _begin(
         self, name: str, arguments: Any, call_id: str | None, override: float | None, t0: float
@@ -325,6 +328,42 @@ class ToolRegistry:
         )
 
 
+class RunningCall:
+    """A call started by ``ToolRegistry.start``: ``wait`` gives its ``ToolResult``."""
+
+    POLL_S = 0.02  # how often a wait with a stop event looks at it
+
+    def __init__(self, registry: ToolRegistry, name: str, arguments: Any, call_id: str | None,
+                 t0: float, early: ToolResult | None, running: tuple | None):
+        self._registry = registry
+        self.name, self.arguments, self.call_id, self.t0 = name, arguments, call_id, t0
+        self._early, self._running = early, running
+        self._result: ToolResult | None = early
+
+    def done(self) -> bool:
+        return self._result is not None or (self._running is not None and self._running[2].done.is_set())
+
+    def wait(self, stop: threading.Event | None = None) -> ToolResult:
+        """The result: on completion, on the call's timeout, or (``error_type="cancelled"``)
+        as soon as ``stop`` is set, whichever comes first."""
+        if self._result is not None:
+            return self._result
+        assert self._running is not None
+        tool, filled, pending, limit, t0, call_id = self._running
+        deadline = None if limit is None else t0 + limit
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            step = left if stop is None else (self.POLL_S if left is None else min(left, self.POLL_S))
+            finished = pending.done.wait(step)
+            if finished or (left is not None and left <= step):
+                break
+            if stop is not None and stop.is_set():
+                return self._registry._fail(tool.name, filled, call_id, t0, "cancelled",
+                                            "cancelled before the tool finished", None)
+        self._result = self._registry._finish(tool, filled, pending, finished, limit, t0, call_id)
+        return self._result
+
+
 def _describe(exc: BaseException) -> str:
     """``Type: message`` for the model; never the traceback (it leaks paths and wastes context)."""
     try:
@@ -336,4 +375,4 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-__all__ = ["ToolRegistry", "DEFAULT_TIMEOUT"]
+__all__ = ["ToolRegistry", "RunningCall", "DEFAULT_TIMEOUT"]

@@ -8,7 +8,7 @@ import json
 import math
 from typing import Any, Literal
 
-ErrorType = Literal["unknown_tool", "invalid_arguments", "exception", "timeout"]
+ErrorType = Literal["unknown_tool", "invalid_arguments", "exception", "timeout", "cancelled"]
 
 DEFAULT_MAX_CHARS = 2000
 """Bound for ``to_model_text``: a 0.5 B model with a 4 k context cannot read a page of JSON."""

@@ -375,6 +375,50 @@ def test_dispatch_many_each_call_has_its_own_timeout() -> None:
         release.set()
 
 
+def test_dispatch_many_stop_cancels_what_is_still_running() -> None:
+    gate = threading.Event()
+
+    @tool(timeout=30)
+    def blocks() -> str:
+        """Wait for the gate."""
+        gate.wait(30)
+        return "late"
+
+    @tool
+    def quick() -> str:
+        """Answer at once."""
+        return "now"
+
+    reg = ToolRegistry([blocks, quick])
+
+    stop = threading.Event()
+    threading.Timer(0.05, stop.set).start()
+    try:
+        results = reg.dispatch_many([("quick", {}), ("blocks", {}), ("nope", {})], stop=stop)
+        # the gate is still shut: only the stop event can have ended the wait
+        assert not gate.is_set()
+    finally:
+        gate.set()
+    assert [r.name for r in results] == ["quick", "blocks", "nope"]
+    assert results[0].ok and results[0].value == "now"
+    assert results[1].error_type == "cancelled" and "cancelled" in results[1].to_model_text()
+    assert results[2].error_type == "unknown_tool"
+
+
+def test_started_call_is_collected_later() -> None:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    reg = ToolRegistry([add])
+
+    running = reg.start({"name": "add", "arguments": {"a": 2, "b": 3}, "id": "c1"})
+    res = running.wait()
+    assert res.ok and res.value == 5 and res.call_id == "c1" and running.done()
+    assert running.wait() is res
+
+
 def test_schema_only_tool_dispatch_and_from_schema_with_function() -> None:
     spec = {
         "name": "add",
