@@ -6,12 +6,14 @@ import json
 import re
 from typing import Any
 
+from edgevox.formats import mistral
+
 _THINK = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
 _STRAY_THINK = re.compile(r"</?(?:think|thinking|reasoning)>", re.IGNORECASE)
 _FENCE = re.compile(r"```[A-Za-z0-9_+\-]*[ \t]*\n?")
 _PIPE_TOKEN = re.compile(r"<\|[^<>\n]{0,64}?\|>|<\|")
 _TAG = re.compile(r"</?[A-Za-z_][A-Za-z0-9_:\-|]*(?:\s[^<>\n]{0,200})?/?>|<[|/]?[a-z_]+\|?>")
-_BRACKET_TOKEN = re.compile(r"\[/?(?:INST|TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|SYSTEM_PROMPT|ARGS|CALL_ID)\]")
+_BRACKET_TOKEN = re.compile(r"\[/?(?:" + "|".join(mistral.CONTROL) + r")\]")
 _MD = re.compile(r"(\*\*|__|^#{1,6}\s+|^\s*[-*]\s+)", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
 _BLANKS = re.compile(r"\n{3,}")

@@ -114,7 +114,7 @@ def _add_run(commands: Any) -> None:
         "--wire-format",
         metavar="FORMAT",
         help="write the grammar in this call format instead of the preset's (e.g. json_fenced: "
-        "a ```json list of calls, what small models write when asked for a JSON list); "
+        "a fenced JSON list of calls, what small models write when asked for a JSON list); "
         "the preset's parser chain still reads the output",
     )
     run.add_argument(

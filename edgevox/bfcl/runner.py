@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from edgevox.bfcl.checker import check
 from edgevox.bfcl.data import Case
 from edgevox.bfcl.report import read_records
+from edgevox.formats import call_openers, gemma, hermes
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +60,10 @@ SYSTEM_PROMPTS: dict[str, str | None] = {
         "point it out. Use the exact values from the question for the arguments."
     ),
     "parallel": (
-        "Call the provided functions to answer. Write every call as <tool_call>\n"
-        '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>. '
+        f"Call the provided functions to answer. Write every call as {hermes.OPEN}\n"
+        f'{{"name": <function-name>, "arguments": <args-json-object>}}\n{hermes.CLOSE}. '
         "When the request asks for several things (several items, values, places or "
-        "questions), make one call for each of them: several <tool_call> blocks, one after "
+        f"questions), make one call for each of them: several {hermes.OPEN} blocks, one after "
         "another. If no function fits the request, answer in plain text without a call."
     ),
     "list": (
@@ -75,7 +76,7 @@ SYSTEM_PROMPTS: dict[str, str | None] = {
     ),
     "calls": (
         "Answer by calling the provided functions. Make every call the request needs: "
-        "when it asks for several things, emit one <tool_call> block per call. Use values "
+        f"when it asks for several things, emit one {hermes.OPEN} block per call. Use values "
         "exactly as given in the request and omit optional arguments that it does not "
         "mention. If no function fits the request, reply in plain text without any call."
     ),
@@ -84,8 +85,7 @@ SYSTEM_PROMPTS: dict[str, str | None] = {
 # Call-like markup of every wire format the chain knows: text with any of these but no
 # parsed call "failed to parse at all".
 _CALL_MARKUP = re.compile(
-    r"<tool_call>|<\|tool_call\|?>|\[TOOL_CALLS\]|<\|python_tag\|>|<function=|"
-    r"<start_function_call>|```tool_code|\"name\"\s*:|\bcall:[A-Za-z_]"
+    "|".join(re.escape(o) for o in call_openers()) + r"|\"name\"\s*:|\b" + re.escape(gemma.CALL) + "[A-Za-z_]"
 )
 
 

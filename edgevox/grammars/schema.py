@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from edgevox.formats import gemma
+
 from .emit import RuleSet, lit
 from .gbnf import MAX_REPETITION, GrammarError
 
@@ -39,7 +41,7 @@ _ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "$sch
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Gemma writes keys bare: anything without its own syntax characters or blanks.
 _GEMMA_KEY = re.compile(r"[^\s:,{}\[\]<>|\"]+\Z")
-_GEMMA_QUOTE = '<|"|>'
+_GEMMA_QUOTE = gemma.QUOTE
 
 # Python type names some tool sets (BFCL among them) use in place of JSON Schema's.
 _TYPE_ALIASES = {"dict": "object", "float": "number", "tuple": "array", "list": "array",

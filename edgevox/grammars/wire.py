@@ -15,6 +15,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from edgevox.formats import (
+    FORMATS,
+    functionary,
+    gemma,
+    granite,
+    hermes,
+    json_fenced,
+    mistral,
+    phi4,
+    qwen3_coder,
+)
+
 from .emit import RuleSet, avoid_rules, lit
 from .gbnf import GrammarError
 from .schema import SchemaCompiler, members
@@ -35,39 +47,22 @@ class WireFormat:
         return self.opener is None
 
 
-_FORMATS = [
-    WireFormat("hermes", "json", "<tool_call>",
-               '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call>'),
-    WireFormat("mistral", "json", "[TOOL_CALLS]", '[TOOL_CALLS][{"name": "f", "arguments": {"a": 1}}]'),
-    WireFormat("pythonic", "python", None, '[f(a=1, b="x"), g()]'),
-    WireFormat("llama32_json", "json", None, '{"name": "f", "parameters": {"a": 1}}'),
-    WireFormat("xlam", "json", None, '[{"name": "f", "arguments": {"a": 1}}]'),
-    WireFormat("granite", "json", "<|tool_call|>", '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]'),
-    WireFormat("gemma", "gemma", "<|tool_call>", '<|tool_call>call:f{a:1,s:<|"|>x<|"|>}<tool_call|>'),
-    WireFormat("tool_code", "python", "```tool_code", "```tool_code\nf(a=1)\n```"),
-    WireFormat("phi4", "json", "<|tool_call|>",
-               '<|tool_call|>[{"name": "f", "arguments": {"a": 1}}]<|/tool_call|>'),
-    WireFormat("functionary", "json", "<function=", '<function=f>{"a": 1}</function>'),
-    WireFormat("qwen3_coder", "json", "<tool_call>",
-               "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"),
-    # Not a template's format but what small instruct/coder models write when asked for a
-    # JSON list of calls (Qwen2.5-Coder-0.5B: 97 % of its BFCL answers); a grammar in this
-    # format constrains the calls the model actually makes.
-    WireFormat("json_fenced", "json", "```json",
-               '```json\n[{"name": "f", "arguments": {"a": 1}}]\n```'),
-    # The generic answer-or-call envelope for models with no known tool format: every
-    # reply is one JSON object, a call or an answer in words, so the very first token
-    # chooses between acting and answering (see ``envelope_answer``).
-    WireFormat("envelope", "json", None, '{"tool": "f", "arguments": {"a": 1}}'),
-]
-WIRE_FORMATS: dict[str, WireFormat] = {f.name: f for f in _FORMATS}
+# The dialects' facts (markers, examples) live in edgevox.formats; this module adds their grammars.
+WIRE_FORMATS: dict[str, WireFormat] = {
+    f.name: WireFormat(f.name, f.style, f.begin, f.example) for f in FORMATS.values()
+}
 # formats whose call is a {"name": ..., "arguments"/"parameters": {...}} object
 _JSON_OBJECT_CALLS = ("hermes", "mistral", "xlam", "granite", "phi4", "llama32_json", "json_fenced")
 
 _PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _GEMMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_QC_CLOSE = "\n</parameter>"
+_QC_CLOSE = "\n" + qwen3_coder.PARAM_CLOSE
+_HO, _HC = hermes.OPEN, hermes.CLOSE
+_FO, _FC = functionary.OPEN, functionary.CLOSE
+_PO = qwen3_coder.PARAM_OPEN
+_GO, _GC = gemma.OPEN + gemma.CALL, gemma.CLOSE
+_TC, _FENCE = gemma.TOOL_CODE, gemma.FENCE
 
 
 def get_format(name: str) -> WireFormat:
@@ -83,14 +78,14 @@ def _check_name(fmt: WireFormat, name: str) -> None:
     if fmt.name == "gemma" and not _GEMMA_NAME.match(name):
         raise GrammarError(f"tool name {name!r} cannot be written in Gemma's call:name{{...}} form")
     if fmt.name in ("functionary", "qwen3_coder") and any(c in name for c in "<>\n"):
-        raise GrammarError(f"tool name {name!r} cannot be written inside <function=...>")
+        raise GrammarError(f"tool name {name!r} cannot be written inside {_FO}...>")
 
 
 def _kw_name(fmt: WireFormat, key: str) -> None:
     if fmt.style == "python" and (not _IDENT.match(key) or keyword.iskeyword(key)):
         raise GrammarError(f"parameter {key!r} cannot be a Python keyword argument ({fmt.name} format)")
     if fmt.name == "qwen3_coder" and any(c in key for c in "<>\n"):
-        raise GrammarError(f"parameter {key!r} cannot be written inside <parameter=...>")
+        raise GrammarError(f"parameter {key!r} cannot be written inside {_PO}...>")
 
 
 # -- grammar -----------------------------------------------------------------------------------
@@ -156,14 +151,14 @@ def _args(fmt: WireFormat, comp: SchemaCompiler, rs: RuleSet, params: Any, hint:
     if fmt.name == "qwen3_coder":
         for key, req, sub in parts:
             val = _qc_value(comp, rs, sub, f"{hint}-{key}")
-            kv = f"{lit(f'<parameter={key}>' + chr(10))} {val} {lit(_QC_CLOSE + chr(10))}"
+            kv = f"{lit(f'{_PO}{key}>' + chr(10))} {val} {lit(_QC_CLOSE + chr(10))}"
             kvs.append((rs.add(f"{hint}-{key}-kv", kv), req))
         extra_kv = None
         if extra is not None:
             if "qc-key" not in rs.rules:
                 rs.add("qc-key", "[^<>\\n]+")
             extra_kv = rs.add(f"{hint}-extra-kv",
-                              f'"<parameter=" qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
+                              f'{lit(_PO)} qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
         return members(kvs, "", extra_kv) or '""'
     need_rules = any(not req for _, req, _ in parts)
     for key, req, sub in parts:
@@ -193,17 +188,17 @@ def _one_call(fmt: WireFormat, name: str, args: str) -> str:
         key = "parameters" if n == "llama32_json" else "arguments"
         head = lit('{"name": ' + json.dumps(name, ensure_ascii=False) + ', "' + key + '": ')
         obj = f'{head} {args} "}}"'
-        return f'"<tool_call>\\n" {obj} "\\n</tool_call>"' if n == "hermes" else obj
+        return f"{lit(_HO + chr(10))} {obj} {lit(chr(10) + _HC)}" if n == "hermes" else obj
     if n in ("pythonic", "tool_code"):
         call = f"{lit(name + '(')} {args} \")\""
-        return f'"```tool_code\\n" {call} "\\n```"' if n == "tool_code" else call
+        return f"{lit(_TC + chr(10))} {call} {lit(chr(10) + _FENCE)}" if n == "tool_code" else call
     if n == "gemma":
-        return f"{lit('<|tool_call>call:' + name)} {args} {lit('<tool_call|>')}"
+        return f"{lit(_GO + name)} {args} {lit(_GC)}"
     if n == "functionary":
-        return f"{lit('<function=' + name + '>')} {args} {lit('</function>')}"
+        return f"{lit(_FO + name + '>')} {args} {lit(_FC)}"
     if n == "qwen3_coder":
-        return f"{lit('<tool_call>' + chr(10) + '<function=' + name + '>' + chr(10))} {args} " \
-               f"{lit('</function>' + chr(10) + '</tool_call>')}"
+        return f"{lit(_HO + chr(10) + _FO + name + '>' + chr(10))} {args} " \
+               f"{lit(_FC + chr(10) + _HC)}"
     if n == "envelope":
         head = lit('{"tool": ' + json.dumps(name, ensure_ascii=False) + ', "arguments": ')
         return f'{head} {args} "}}"'
@@ -227,29 +222,29 @@ def _structural_call(fmt: WireFormat, rs: RuleSet, name: str | None) -> str:
         args = f'({kw} (", " {kw})*)?'
         head = lit(name + "(") if name is not None else f'{any_name} "("'
         call = f'{head} {args} ")"'
-        return f'"```tool_code\n" {call} "\n```"' if n == "tool_code" else call
+        return f'{lit(_TC + chr(10))} {call} {lit(chr(10) + _FENCE)}' if n == "tool_code" else call
     if name is None:
         chars = {"gemma": "[A-Za-z0-9_.\\-]", "functionary": "[^<>\\n\"]",
                  "qwen3_coder": "[^<>\\n\"]"}.get(n, "[A-Za-z0-9_.\\-]")
         rs.add("any-name", f"[A-Za-z_] {chars}{{0,63}}")
     if n == "gemma":
-        head = lit("<|tool_call>call:" + name) if name is not None else '"<|tool_call>call:" any-name'
-        return f'{head} gm-object "<tool_call|>"'
+        head = lit(_GO + name) if name is not None else f"{lit(_GO)} any-name"
+        return f"{head} gm-object {lit(_GC)}"
     if n == "functionary":
-        head = lit(f"<function={name}>") if name is not None else '"<function=" any-name ">"'
-        return f'{head} json-object "</function>"'
+        head = lit(f"{_FO}{name}>") if name is not None else f'{lit(_FO)} any-name ">"'
+        return f"{head} json-object {lit(_FC)}"
     if n == "qwen3_coder":
         if "qc-key" not in rs.rules:
             rs.add("qc-key", "[^<>\\n]+")
-        param = rs.add("any-param", f'"<parameter=" qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
-        head = (lit(f"<tool_call>\n<function={name}>\n") if name is not None
-                else '"<tool_call>\\n<function=" any-name ">\\n"')
-        return f'{head} {param}* {lit("</function>" + chr(10) + "</tool_call>")}'
+        param = rs.add("any-param", f'{lit(_PO)} qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
+        head = (lit(f"{_HO}\n{_FO}{name}>\n") if name is not None
+                else f'{lit(_HO + chr(10) + _FO)} any-name ">\\n"')
+        return f'{head} {param}* {lit(_FC + chr(10) + _HC)}'
     name_key = "tool" if n == "envelope" else "name"
     args_key = "parameters" if n == "llama32_json" else "arguments"
     quoted = lit(json.dumps(name, ensure_ascii=False)) if name is not None else '"\\"" any-name "\\""'
     obj = f'{lit("{" + json.dumps(name_key) + ": ")} {quoted} {lit(", " + json.dumps(args_key) + ": ")} json-object "}}"'
-    return f'"<tool_call>\\n" {obj} "\\n</tool_call>"' if n == "hermes" else obj
+    return f"{lit(_HO + chr(10))} {obj} {lit(chr(10) + _HC)}" if n == "hermes" else obj
 
 
 def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, *,
@@ -275,9 +270,9 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
         return rs.add("calls", _fenced_calls(rs, item, parallel))
     if n == "envelope":  # one call object, or (parallel) a JSON list of them
         return rs.add("calls", f'{item} | "[" {item} (", " {item})* "]"' if parallel else item)
-    list_wrap = {"mistral": ('"[TOOL_CALLS]["', '"]"'), "xlam": ('"["', '"]"'),
-                 "pythonic": ('"["', '"]"'), "granite": ('"<|tool_call|>["', '"]"'),
-                 "phi4": ('"<|tool_call|>["', '"]<|/tool_call|>"')}
+    list_wrap = {"mistral": (lit(mistral.OPEN + "["), '"]"'), "xlam": ('"["', '"]"'),
+                 "pythonic": ('"["', '"]"'), "granite": (lit(granite.OPEN + "["), '"]"'),
+                 "phi4": (lit(phi4.OPEN + "["), lit("]" + phi4.CLOSE))}
     sep = {"hermes": '"\\n"', "qwen3_coder": '"\\n"', "tool_code": '"\\n"', "functionary": '"\\n"?',
            "gemma": "", "llama32_json": '";" json-ws'}.get(n, '", "')
     more = f"({sep} {item})*".replace("( ", "(") if parallel else ""
@@ -301,7 +296,7 @@ def _fenced_calls(rs: RuleSet, item: str, parallel: bool) -> str:
         listed = f'"[" fence-nl? {item} ("," (fence-nl | " ") {item})* "\\n"? "]"'
     else:
         bare, listed = item, f'"[" fence-nl? {item} "\\n"? "]"'
-    return f'"```json\\n" ({bare} | {listed}) "\\n```"'
+    return f"{lit(json_fenced.OPEN + chr(10))} ({bare} | {listed}) {lit(chr(10) + json_fenced.FENCE)}"
 
 
 # -- rendering ---------------------------------------------------------------------------------
@@ -336,7 +331,7 @@ class _ValueSyntax:
 
 _PY = _ValueSyntax("None", "True", "False", ", ", lambda s: json.dumps(s, ensure_ascii=False),
                    lambda k: json.dumps(str(k), ensure_ascii=False) + ": ")
-_GEMMA = _ValueSyntax("null", "true", "false", ",", lambda s: '<|"|>' + s + '<|"|>', lambda k: f"{k}:")
+_GEMMA = _ValueSyntax("null", "true", "false", ",", lambda s: gemma.QUOTE + s + gemma.QUOTE, lambda k: f"{k}:")
 _py, _gemma = _PY.render, _GEMMA.render
 
 
@@ -370,28 +365,28 @@ def render_tool_calls(calls: Sequence[Any], wire_format: str) -> str:
         key = "parameters" if n == "llama32_json" else "arguments"
         objs = [f'{{"name": {js(name)}, "{key}": {js(dict(a))}}}' for name, a in pairs]
         if n == "hermes":
-            return "\n".join(f"<tool_call>\n{o}\n</tool_call>" for o in objs)
+            return "\n".join(f"{_HO}\n{o}\n{_HC}" for o in objs)
         if n == "llama32_json":
             return "; ".join(objs)
         body = "[" + ", ".join(objs) + "]"
-        return {"mistral": "[TOOL_CALLS]" + body, "xlam": body, "granite": "<|tool_call|>" + body,
-                "json_fenced": "```json\n" + body + "\n```",
-                "phi4": "<|tool_call|>" + body + "<|/tool_call|>"}[n]
+        return {"mistral": mistral.OPEN + body, "xlam": body, "granite": granite.OPEN + body,
+                "json_fenced": json_fenced.OPEN + "\n" + body + "\n" + json_fenced.FENCE,
+                "phi4": phi4.OPEN + body + phi4.CLOSE}[n]
     if n in ("pythonic", "tool_code"):
         items = [f"{name}(" + ", ".join(f"{k}={_py(v)}" for k, v in a.items()) + ")" for name, a in pairs]
         if n == "pythonic":
             return "[" + ", ".join(items) + "]"
-        return "\n".join(f"```tool_code\n{it}\n```" for it in items)
+        return "\n".join(f"{_TC}\n{it}\n{_FENCE}" for it in items)
     if n == "gemma":
-        return "".join(f"<|tool_call>call:{name}{_gemma(dict(a))}<tool_call|>" for name, a in pairs)
+        return "".join(f"{_GO}{name}{_gemma(dict(a))}{_GC}" for name, a in pairs)
     if n == "functionary":
-        return "\n".join(f"<function={name}>{js(dict(a))}</function>" for name, a in pairs)
+        return "\n".join(f"{_FO}{name}>{js(dict(a))}{_FC}" for name, a in pairs)
     if n == "qwen3_coder":
         blocks = []
         for name, a in pairs:
-            params = "".join(f"<parameter={k}>\n{v if isinstance(v, str) else js(v)}\n</parameter>\n"
+            params = "".join(f"{_PO}{k}>\n{v if isinstance(v, str) else js(v)}{_QC_CLOSE}\n"
                              for k, v in a.items())
-            blocks.append(f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>")
+            blocks.append(f"{_HO}\n{_FO}{name}>\n{params}{_FC}\n{_HC}")
         return "\n".join(blocks)
     if n == "envelope":
         objs = [f'{{"tool": {js(name)}, "arguments": {js(dict(a))}}}' for name, a in pairs]

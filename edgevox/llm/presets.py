@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edgevox.formats import trigger_table
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -138,7 +140,9 @@ def _from_dict(d: dict[str, Any], path: Path) -> Preset:
         architectures=tuple(detect.get("architectures", ())),
         template_markers=tuple(detect.get("template_markers", ())),
         priority=int(detect.get("priority", 0)),
-        trigger=dict(d.get("trigger", {})),
+        # a preset names its format; the format knows its trigger (a [trigger] table is
+        # only for a format edgevox does not know: see lazy_tool_grammar)
+        trigger=dict(d.get("trigger") or trigger_table(str(d["wire_format"]))),
         path=path,
     )
 

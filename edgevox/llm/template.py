@@ -17,6 +17,7 @@ from typing import Any
 from jinja2 import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from edgevox.formats import FORMATS
 from edgevox.llm.presets import Preset
 
 Message = dict[str, Any]
@@ -27,20 +28,8 @@ CHATML = (
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
-CALL_EXAMPLES = {
-    "hermes": '<tool_call>\n{"name": "<tool name>", "arguments": {<arguments as JSON>}}\n</tool_call>',
-    "mistral": '[TOOL_CALLS][{"name": "<tool name>", "arguments": {<arguments as JSON>}}]',
-    "pythonic": '[tool_name(arg1="value", arg2=3)]',
-    "llama32_json": '{"name": "<tool name>", "parameters": {<arguments as JSON>}}',
-    "xlam": '[{"name": "<tool name>", "arguments": {<arguments as JSON>}}]',
-    "granite": '<|tool_call|>[{"name": "<tool name>", "arguments": {<arguments as JSON>}}]',
-    "phi4": '<|tool_call|>[{"name": "<tool name>", "arguments": {<arguments as JSON>}}]<|/tool_call|>',
-    "gemma": '<|tool_call>call:tool_name{arg1:<|"|>value<|"|>,arg2:3}<tool_call|>',
-    "tool_code": '```tool_code\ntool_name(arg1="value", arg2=3)\n```',
-    "functionary": '<function=tool_name>{"arg1": "value"}</function>',
-    "qwen3_coder": "<tool_call>\n<function=tool_name>\n<parameter=arg1>\nvalue\n</parameter>\n</function>\n</tool_call>",
-    "envelope": '{"tool": "<tool name>", "arguments": {<arguments as JSON>}}',
-}
+#: How a call looks in each wire format, for a system prompt that describes the tools.
+CALL_EXAMPLES = {name: f.prompt_example for name, f in FORMATS.items()}
 
 
 class TemplateRenderError(ValueError):

@@ -12,9 +12,10 @@ import json
 import re
 from typing import Any
 
+from ..formats import gemma
 from .types import MAX_DEPTH
 
-STRING_DELIMS = ('<|"|>', "<escape>")
+STRING_DELIMS = (gemma.QUOTE, gemma.FN_QUOTE)
 _NUM = re.compile(r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _KEY = re.compile(r"\s*(?:\"((?:[^\"\\]|\\.)*)\"|([^:,{}\[\]()\s]+))\s*:")
 _BARE = re.compile(r"[^,}\])]*")

@@ -23,13 +23,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from edgevox.formats import call_openers
+
 # ----------------------------------------------------------------------------- markup
 
 _SKIP_TAGS = ("think", "thinking", "reasoning", "reflection", "scratchpad", "tool_call",
               "tool_code", "tool_response", "function_call", "functions", "tools")
-_DROP_REST = ("<|python_tag|>", "[TOOL_CALLS]", "<|tool_call|>", "<|tool_call>",
-              "<start_function_call>", "<function=", "```tool_code")
 _TAG = re.compile(r"</?([A-Za-z][\w:-]*)(\s[^<>]*)?/?>")
+# Call openers of every dialect (edgevox.formats) after which nothing is speech, except
+# plain tags the tag rule skips to their closing tag (<tool_call>…</tool_call>).
+_DROP_REST = tuple(o for o in call_openers()
+                   if not ((m := _TAG.fullmatch(o)) and m.group(1) in _SKIP_TAGS))
 _SPECIAL = re.compile(r"<\|[^<>|]{1,40}\|>|<[^<>\s]{1,40}\|>")
 _MAX_TAG = 64
 _OPENERS = re.compile(r"[<`{\[]")

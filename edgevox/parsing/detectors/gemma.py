@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import re
 
+from ...formats import gemma
 from .._gemma import read_call
 from .._pythonic import calls_from_source
 from ..base import Detector, resolve_overlaps
 from ..types import RejectedCall, Span, ToolCall
 from .tagged import json_body, tag_regions
 
-_TAGS = (("<|tool_call>", "<tool_call|>"), ("<start_function_call>", "<end_function_call>"))
-_FENCE = re.compile(r"```[ \t]*tool_code[ \t]*\r?\n")
+_TAGS = ((gemma.OPEN, gemma.CLOSE), (gemma.FN_OPEN, gemma.FN_CLOSE))
+_FENCE = re.compile(re.escape(gemma.FENCE) + r"[ \t]*" + re.escape(gemma.TOOL_CODE[len(gemma.FENCE):]) + r"[ \t]*\r?\n")
 _HEAD = re.compile(r"\s*(?:print\s*\(\s*)?\[?\s*([A-Za-z_][\w.]*)\s*\(")
 
 
 class Gemma(Detector):
     name = "gemma"
-    markers = ("<|tool_call>", "<tool_call|>", "<start_function_call>", "<end_function_call>", "```tool_code", "```")
+    markers = (gemma.OPEN, gemma.CLOSE, gemma.FN_OPEN, gemma.FN_CLOSE, gemma.TOOL_CODE, gemma.FENCE)
 
     def detect(self, text: str) -> list[Span]:
         groups = [self._tagged(text, o, c) for o, c in _TAGS]

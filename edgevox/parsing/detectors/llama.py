@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ...formats import llama32
 from .._pythonic import calls_from_list, calls_from_source, list_extent
 from .._values import skip_blanks
 from ..base import Detector, MultiDetector
@@ -13,9 +14,9 @@ from .bare import BareJson
 from .pythonic import Pythonic
 from .tagged import json_body, tag_regions
 
-TAG = "<|python_tag|>"
-_ENDS = ("<|eom_id|>", "<|eot_id|>")
-_END_RE = re.compile(r"\s*(?:<\|eom_id\|>|<\|eot_id\|>)")
+TAG = llama32.PYTHON_TAG
+_ENDS = llama32.ENDS
+_END_RE = re.compile(r"\s*(?:" + "|".join(re.escape(e) for e in _ENDS) + ")")
 _HEAD = re.compile(r"\s*([A-Za-z_][\w.]*)\s*\(")
 
 
@@ -43,7 +44,7 @@ class PythonTag(Detector):
         if i >= bound:
             if at_end:
                 return Span(p, bound, [], final=False)
-            return Span(p, bound, [RejectedCall(None, text[p:bound], "<|python_tag|> without a call")])
+            return Span(p, bound, [RejectedCall(None, text[p:bound], f"{TAG} without a call")])
         c = text[i]
         if c == "{":
             items, end, err, trunc = json_body(text, i, bound, repair=not at_end)
@@ -61,7 +62,7 @@ class PythonTag(Detector):
         head = _HEAD.match(body)
         name = head.group(1) if head else None
         if items is None:
-            items = [RejectedCall(name, text[p:bound], "<|python_tag|> body is not JSON or name(key=value) calls")]
+            items = [RejectedCall(name, text[p:bound], f"{TAG} body is not JSON or name(key=value) calls")]
             return Span(p, bound, items, final=not at_end, pending_name=name if at_end else None)
         return Span(p, bound, items, final=not at_end)
 

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import re
 
+from ...formats import mistral
 from .._values import decode_at, item_from_obj, items_from_value, skip_blanks, split_elements
 from ..base import Detector
 from ..types import RejectedCall, Span
 from .tagged import last_json_name, tag_regions
 
-MARK = "[TOOL_CALLS]"
-_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*(?:\[CALL_ID\]\s*([A-Za-z0-9_\-]+)\s*)?\[ARGS\]\s*")
+MARK, ARGS, CALL_ID = mistral.OPEN, mistral.ARGS, mistral.CALL_ID
+_NAMED = re.compile(r"\s*([A-Za-z_][\w.\-]*)\s*(?:" + re.escape(CALL_ID) + r"\s*([A-Za-z0-9_\-]+)\s*)?" + re.escape(ARGS) + r"\s*")
 _LEAD_NAME = re.compile(r"\s*([A-Za-z_][\w.\-]*)(.*)\Z", re.S)
-_CALL_ID_TAIL = re.compile(r"\[CALL_ID\]\s*[A-Za-z0-9_\-]*\s*(.*)\Z", re.S)
+_CALL_ID_TAIL = re.compile(re.escape(CALL_ID) + r"\s*[A-Za-z0-9_\-]*\s*(.*)\Z", re.S)
 
 
 def _partial_named(rest: str) -> tuple[bool, str | None]:
@@ -28,17 +29,17 @@ def _partial_named(rest: str) -> tuple[bool, str | None]:
     raw_tail = m.group(2)
     tail = raw_tail.lstrip()
     name = m.group(1) if raw_tail else None
-    if not tail or "[ARGS]".startswith(tail) or "[CALL_ID]".startswith(tail):
+    if not tail or ARGS.startswith(tail) or CALL_ID.startswith(tail):
         return True, name
     c = _CALL_ID_TAIL.match(tail)
-    if c and "[ARGS]".startswith(c.group(1)):
+    if c and ARGS.startswith(c.group(1)):
         return True, name
     return False, None
 
 
 class Mistral(Detector):
     name = "mistral"
-    markers = (MARK, "[ARGS]", "[CALL_ID]")
+    markers = (MARK, ARGS, CALL_ID)
 
     def detect(self, text: str) -> list[Span]:
         return tag_regions(text, MARK, lambda p, b, end: self._one(text, p, b, end))
@@ -49,7 +50,7 @@ class Mistral(Detector):
         i = skip_blanks(text, b, region_end)
         if i >= region_end:
             return Span(p, region_end, [], final=not at_end) if at_end else Span(
-                p, region_end, [RejectedCall(None, text[p:region_end], "[TOOL_CALLS] without a call")]
+                p, region_end, [RejectedCall(None, text[p:region_end], f"{MARK} without a call")]
             )
         if text[i] in "[{":
             d = decode_at(text, i, limit=region_end)
@@ -70,13 +71,13 @@ class Mistral(Detector):
             partial, name = _partial_named(text[b:]) if at_end else (False, None)
             if partial:
                 return Span(p, n, [], final=False, pending_name=name)
-            return Span(p, b, [RejectedCall(None, text[p:b], "[TOOL_CALLS] not followed by a call")])
+            return Span(p, b, [RejectedCall(None, text[p:b], f"{MARK} not followed by a call")])
         name, call_id = m.group(1), m.group(2)
         j = m.end()
         if j >= region_end:
             return Span(p, region_end, [], final=not at_end, pending_name=name)
         if text[j] != "{":
-            return Span(p, j, [RejectedCall(name, text[p:j], "[ARGS] not followed by a JSON object")])
+            return Span(p, j, [RejectedCall(name, text[p:j], f"{ARGS} not followed by a JSON object")])
         d = decode_at(text, j, limit=region_end)
         if d.error is not None:
             stop = region_end if d.truncated else (d.end or region_end)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import ClassVar
 
+from ...formats import functionary, hermes, phi4
 from .._values import decode_at, items_from_value, scan, skip_blanks
 from ..base import Detector, resolve_overlaps
 from ..types import RejectedCall, Span
@@ -105,7 +106,7 @@ class TaggedJson(Detector):
     tags: ClassVar[tuple[tuple[str, str | None], ...]] = ()
     strict_open: ClassVar[frozenset[str]] = frozenset()
     #: a body starting with one of these belongs to another format (e.g. Qwen3-Coder XML)
-    foreign_bodies: ClassVar[tuple[str, ...]] = ("<function=", "<function ")
+    foreign_bodies: ClassVar[tuple[str, ...]] = (functionary.OPEN, functionary.OPEN[:-1] + " ")
 
     def detect(self, text: str) -> list[Span]:
         groups = []
@@ -221,16 +222,16 @@ class Hermes(TaggedJson):
     """Hermes / Qwen2.5 / Qwen3 / Granite 4: ``<tool_call>{json}</tool_call>`` per call."""
 
     name = "hermes"
-    tags = (("<tool_call>", "</tool_call>"),)
-    markers = ("<tool_call>", "</tool_call>")
+    tags = ((hermes.OPEN, hermes.CLOSE),)
+    markers = (hermes.OPEN, hermes.CLOSE)
 
 
 class PipeToolCall(TaggedJson):
     """Granite 3.x ``<|tool_call|>[…]`` (no closing tag); Phi-4 adds ``<|/tool_call|>``."""
 
     name = "pipe_tool_call"
-    tags = (("<|tool_call|>", "<|/tool_call|>"),)
-    markers = ("<|tool_call|>", "<|/tool_call|>")
+    tags = ((phi4.OPEN, phi4.CLOSE),)
+    markers = (phi4.OPEN, phi4.CLOSE)
 
 
 class Phi4(TaggedJson):
@@ -238,7 +239,7 @@ class Phi4(TaggedJson):
     ``functools[…]`` form of its other published template."""
 
     name = "phi4"
-    tags = (("<|tool_call|>", "<|/tool_call|>"), ("functools", None))
-    strict_open = frozenset({"functools"})
-    markers = ("<|tool_call|>", "<|/tool_call|>", "functools[")
-    openings = ("<|tool_call|>", "<|/tool_call|>", "functools")  # a bare trailing tag may still grow
+    tags = ((phi4.OPEN, phi4.CLOSE), (phi4.FUNCTOOLS, None))
+    strict_open = frozenset({phi4.FUNCTOOLS})
+    markers = (phi4.OPEN, phi4.CLOSE, phi4.FUNCTOOLS + "[")
+    openings = (phi4.OPEN, phi4.CLOSE, phi4.FUNCTOOLS)  # a bare trailing tag may still grow

@@ -14,17 +14,19 @@ from __future__ import annotations
 import json
 import re
 
+from ...formats import functionary, hermes, qwen3_coder
 from .._values import decode_at, depth_ok, items_from_value, skip_blanks
 from ..base import Detector
 from ..types import RejectedCall, Span, ToolCall
 from .tagged import close_after, orphans, real_close
 
-_OPEN = re.compile(r"<function=([A-Za-z_][\w.\-]*)>")
-_OPEN_PARTIAL = re.compile(r"<function=([A-Za-z_][\w.\-]*)?\Z")
-_CLOSE = "</function>"
-_PARAM = re.compile(r"<parameter=([^>\s]{1,200})>")
-_OUTER_OPEN = re.compile(r"<tool_call>\s*\Z")
-_OUTER_CLOSE = re.compile(r"\s*</tool_call>")
+_FN, _CLOSE = functionary.OPEN, functionary.CLOSE
+_PARAM_OPEN, _PARAM_CLOSE = qwen3_coder.PARAM_OPEN, qwen3_coder.PARAM_CLOSE
+_OPEN = re.compile(re.escape(_FN) + r"([A-Za-z_][\w.\-]*)>")
+_OPEN_PARTIAL = re.compile(re.escape(_FN) + r"([A-Za-z_][\w.\-]*)?\Z")
+_PARAM = re.compile(re.escape(_PARAM_OPEN) + r"([^>\s]{1,200})>")
+_OUTER_OPEN = re.compile(re.escape(hermes.OPEN) + r"\s*\Z")
+_OUTER_CLOSE = re.compile(r"\s*" + re.escape(hermes.CLOSE))
 
 
 def _function_spans(text: str, body_kind: str, parse) -> list[Span]:
@@ -32,7 +34,7 @@ def _function_spans(text: str, body_kind: str, parse) -> list[Span]:
     n = len(text)
     pos = 0
     while True:
-        k = text.find("<function=", pos)
+        k = text.find(_FN, pos)
         if k < 0:
             return out
         m = _OPEN.match(text, k)
@@ -41,11 +43,11 @@ def _function_spans(text: str, body_kind: str, parse) -> list[Span]:
             if pm is not None:
                 out.append(Span(k, n, [], final=False))
                 return out
-            pos = k + 10
+            pos = k + len(_FN)
             continue
         name = m.group(1)
         b = m.end()
-        nxt = text.find("<function=", b)
+        nxt = text.find(_FN, b)
         region_end = nxt if nxt >= 0 else n
         i = skip_blanks(text, b, region_end)
         rest = text[i:region_end]
@@ -70,7 +72,7 @@ class Functionary(Detector):
     """``<function=name>{json}</function>``."""
 
     name = "functionary"
-    markers = ("<function=", _CLOSE)
+    markers = (_FN, _CLOSE)
 
     def detect(self, text: str) -> list[Span]:
         spans = _function_spans(text, "{", self._parse)
@@ -105,17 +107,17 @@ class Qwen3Coder(Detector):
     """Qwen3-Coder XML calls (see module docstring)."""
 
     name = "qwen3_coder"
-    markers = ("<tool_call>", "</tool_call>", "<function=", _CLOSE, "<parameter=", "</parameter>")
+    markers = (hermes.OPEN, hermes.CLOSE, _FN, _CLOSE, _PARAM_OPEN, _PARAM_CLOSE)
 
     def pending(self, text: str) -> int | None:
         # "<tool_call>" + whitespace (+ the start of "<function=") may still become our call
-        k = text.rfind("<tool_call>")
-        if k >= 0 and "<function=".startswith(text[k + 11:].lstrip()):
+        k = text.rfind(hermes.OPEN)
+        if k >= 0 and _FN.startswith(text[k + len(hermes.OPEN):].lstrip()):
             return k
         return None
 
     def detect(self, text: str) -> list[Span]:
-        spans = _function_spans(text, "<parameter=", self._parse)
+        spans = _function_spans(text, _PARAM_OPEN, self._parse)
         for sp in spans:  # widen to the optional <tool_call> … </tool_call> wrapper
             lead = _OUTER_OPEN.search(text, max(0, sp.start - 40), sp.start)
             if lead is not None and not any(o.start < lead.start() < o.end for o in spans if o is not sp):
@@ -124,7 +126,7 @@ class Qwen3Coder(Detector):
                 c = _OUTER_CLOSE.match(text, sp.end)
                 if c is not None:
                     sp.end = c.end()
-        return spans + orphans(text, ("</function>", "</parameter>"), spans)
+        return spans + orphans(text, (_CLOSE, _PARAM_CLOSE), spans)
 
     def _parse(self, text: str, k: int, name: str, i: int, region_end: int) -> Span:
         n = len(text)
@@ -143,22 +145,22 @@ class Qwen3Coder(Detector):
             if pm is None:
                 tail = text[j:n]
                 if at_end and (
-                    "<parameter=".startswith(tail)
+                    _PARAM_OPEN.startswith(tail)
                     or _CLOSE.startswith(tail)
-                    or (tail.startswith("<parameter=") and ">" not in tail)
+                    or (tail.startswith(_PARAM_OPEN) and ">" not in tail)
                 ):
                     return Span(k, n, [], final=False, pending_name=name)
                 # unexpected text: the call ends here
                 return Span(k, j, [ToolCall(None, name, args)], final=True)
             key = pm.group(1)
             v0 = pm.end()
-            stops = [x for x in (text.find("</parameter>", v0, region_end), text.find("<parameter=", v0, region_end), text.find(_CLOSE, v0, region_end)) if x >= 0]
+            stops = [x for x in (text.find(_PARAM_CLOSE, v0, region_end), text.find(_PARAM_OPEN, v0, region_end), text.find(_CLOSE, v0, region_end)) if x >= 0]
             if not stops:
                 raw = text[k:n]
                 return Span(k, region_end, [RejectedCall(name, raw, "parameter value not terminated")], final=not at_end, pending_name=name)
             v1 = min(stops)
             args[key] = self._value(text[v0:v1], props.get(key))
-            j = v1 + len("</parameter>") if text.startswith("</parameter>", v1) else v1
+            j = v1 + len(_PARAM_CLOSE) if text.startswith(_PARAM_CLOSE, v1) else v1
 
     @staticmethod
     def _value(raw: str, spec: object) -> object:

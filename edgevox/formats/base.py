@@ -1,0 +1,67 @@
+"""What every dialect module fills in (see the package docstring)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class StructureInfo:
+    """The call block's shape for a grammar engine: ``begin`` + calls + ``end``; a lazy
+    grammar stays free until ``trigger`` appears (at the very start only, when ``at_start``)."""
+
+    begin: str
+    end: str
+    trigger: str
+    at_start: bool = False
+
+
+@dataclass(frozen=True)
+class Format:
+    """One tool-call dialect.
+
+    ``begin``/``end``: the literals around a call block (``begin`` None for bare JSON or a
+    bare list, ``end`` "" when nothing closes it). ``markers``: every other literal of the
+    markup (inner tags); ``alt_open`` other literals that open a block. ``trigger``: what a lazy grammar waits for
+    when it is not ``begin`` (a bare list's ``[``), with ``at_start`` when it counts only at
+    the start of the reply. ``style``: how argument values are spelled (json, python,
+    gemma). ``example``: one call in canonical form; ``prompt_example``: the template shown
+    to a model in a system prompt. ``detector``: the parser that reads it.
+    """
+
+    name: str
+    style: str
+    begin: str | None
+    example: str
+    prompt_example: str
+    detector: str
+    end: str = ""
+    markers: tuple[str, ...] = field(default=())
+    alt_open: tuple[str, ...] = field(default=())
+    #: openers that are also ordinary text (a JSON code fence, a bare word): a call only
+    #: when what follows says so, so no speech filter or "looks like a call" test uses them
+    plain: tuple[str, ...] = field(default=())
+    trigger: str | None = None
+    at_start: bool = False
+
+    @property
+    def bare(self) -> bool:
+        return self.begin is None
+
+    @property
+    def openers(self) -> tuple[str, ...]:
+        """Literals that open a call block (``begin`` and the alternative openers)."""
+        return tuple(m for m in (self.begin, *self.alt_open) if m)
+
+    @property
+    def literals(self) -> tuple[str, ...]:
+        """Every literal of the markup."""
+        return tuple(dict.fromkeys(m for m in (self.begin, self.end, *self.alt_open, *self.markers) if m))
+
+    def structure_info(self) -> StructureInfo | None:
+        """Begin, end and trigger for a lazy grammar; None when the format has nothing to
+        wait for (the envelope's first token already chooses)."""
+        trigger = self.trigger or self.begin
+        if not trigger:
+            return None
+        return StructureInfo(begin=self.begin or "", end=self.end, trigger=trigger, at_start=self.at_start)
