@@ -119,6 +119,9 @@ class LLMAgent:
     for no schema grammar, schema_aware where it does.
     ``tool_choice``: an OpenAI tool_choice that overrides the policy on the first hop
     (later hops fall back to the policy so the answer can land).
+    ``response_format``: ``{"type": "structural_tag", "format": {...}}`` (as vLLM and
+    SGLang take it) to run instead of the preset's tool grammar on every hop that offers
+    tools; compiled here, so a malformed one fails at construction, naming the field.
     """
 
     def __init__(self, name: str = "assistant", description: str = "",
@@ -130,8 +133,10 @@ class LLMAgent:
                  parallel_tool_calls: bool = True, tool_timeout: float | None = 10.0,
                  grammar_cache: Any = None, session: Session | None = None,
                  phrases: Phrases = DEFAULT_PHRASES, model_options: dict[str, Any] | None = None,
-                 warm: bool = True, validation: str | None = None):
+                 warm: bool = True, validation: str | None = None,
+                 response_format: dict[str, Any] | None = None):
         from edgevox.grammars import POLICIES, GrammarCache, check_validation
+        from edgevox.llm.toolgrammar import response_format_grammar
         from edgevox.tools import ToolRegistry
 
         if model is None:
@@ -165,6 +170,8 @@ class LLMAgent:
         #: grammar level for tool calls: "none", "structural", "schema_aware", or None
         #: (structural where the policy asks for no schema grammar, schema_aware where it does)
         self.validation = validation
+        self.response_format = response_format
+        self._response_grammar = response_format_grammar(response_format)
         self.tool_choice_policy = tool_choice_policy
         self.tool_choice = tool_choice
         self.max_hops = max_hops
@@ -461,6 +468,8 @@ class _Turn:
         # the envelope keeps its shape even with no tools: "none" is its answer branch
         if strategy == "none" and a.preset.wire_format != "envelope":
             return None
+        if a._response_grammar is not None and strategy != "none":
+            return a._response_grammar
         try:
             return grammar_for_strategy(strategy, tools, a.preset.wire_format, cache=a.grammar_cache,
                                         think=a.preset.think, parallel_tool_calls=a.parallel_tool_calls,

@@ -22,6 +22,7 @@ COMMANDS = {
     "models": "edgevox.cli.models",
     "bfcl": "edgevox.cli.bfcl",
     "wyoming": "edgevox.cli.wyoming",
+    "grammar": "edgevox.cli.grammar",
 }
 
 

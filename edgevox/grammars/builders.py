@@ -208,11 +208,11 @@ def _opts_key(**opts: Any) -> str:
 
 def _finish(rs: RuleSet, root_body: str, pieces: Iterable[str], *, strategy: str,
             wire_format: str | None, key: tuple, tool_names: tuple[str, ...] = (),
-            validation: str = "schema_aware") -> Grammar:
+            validation: str = "schema_aware", extra: Iterable[str] = ()) -> Grammar:
     head = f"root ::= {root_body}\n"
     static = "".join(static_piece(p) + ("" if static_piece(p).endswith("\n") else "\n")
                      for p in _with_deps(pieces))
-    text = head + rs.text() + static
+    text = head + rs.text() + "".join(extra) + static
     validate_gbnf(text)
     return Grammar(gbnf=text, strategy=strategy, wire_format=wire_format, key=key,
                    tool_names=tool_names, validation=validation)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["lit", "char_class", "RuleSet", "avoid_rules", "rule_names"]
+__all__ = ["lit", "char_class", "RuleSet", "avoid_rules", "avoid_all_rules", "rule_names"]
 
 _SIMPLE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -152,3 +152,55 @@ def avoid_rules(rs: RuleSet, hint: str, forbidden: str, *, followed_by: str | No
     if nonempty:
         rs.define(start, " | ".join(alternatives(0, not_first)))
     return start
+
+
+def avoid_all_rules(rs: RuleSet, hint: str, forbidden: list[str] | tuple[str, ...], *,
+                    followed_by: str | None = None) -> str:
+    """Rules for "any text in which none of ``forbidden`` occurs"; return the start rule.
+
+    The several-strings form of :func:`avoid_rules` (one string goes there): states are the
+    prefixes of the forbidden strings, a state the longest one the text ends with, so the
+    rules stay right-linear. ``followed_by``: the literal after the text, which may
+    complete a forbidden string only with its own last character (an end tag). No
+    forbidden strings: any text at all.
+    """
+    words = sorted({w for w in forbidden if w})
+    if len(words) == 1:
+        return avoid_rules(rs, hint, words[0], followed_by=followed_by)
+    if not words:
+        return rs.add(hint, "[^\\x00]*")
+    states = sorted({w[:k] for w in words for k in range(len(w))}, key=lambda p: (len(p), p))
+    index = {p: i for i, p in enumerate(states)}
+    names = [rs.name(hint if i == 0 else f"{hint}-{i}") for i in range(len(states))]
+    chars = sorted({c for w in words for c in w})
+
+    def step(state: str, ch: str) -> str | None:
+        s = state + ch
+        if any(s.endswith(w) for w in words):
+            return None
+        return next(s[k:] for k in range(len(s) + 1) if s[k:] in index)
+
+    def can_end(state: str) -> bool:
+        for i, ch in enumerate(followed_by or ""):
+            nxt = step(state, ch)
+            if nxt is None:
+                return i == len(followed_by) - 1
+            state = nxt
+        return True
+
+    for p in states:
+        special, by_target = [], {}
+        for ch in chars:
+            nxt = step(p, ch)
+            if nxt != "":
+                special.append(ch)
+            if nxt:
+                by_target.setdefault(index[nxt], []).append(ch)
+        alts = [f"{char_class(''.join(special), negated=True)} {names[0]}"]
+        for j, group in sorted(by_target.items()):
+            atom = lit(group[0]) if len(group) == 1 else char_class("".join(group))
+            alts.append(f"{atom} {names[j]}")
+        if can_end(p):
+            alts.append('""')
+        rs.define(names[index[p]], " | ".join(alts))
+    return names[0]

@@ -22,7 +22,7 @@ from edgevox.llm.gguf import GGUFInfo, ModelFileError, read_gguf
 from edgevox.llm.presets import Preset, detect_preset, get_preset
 from edgevox.llm.template import CHATML, ChatTemplate, Message
 from edgevox.llm.threads import default_threads, pick_decode_threads, set_threads
-from edgevox.llm.toolgrammar import tool_grammar_for
+from edgevox.llm.toolgrammar import response_format_grammar, tool_grammar_for
 from edgevox.llm.types import BackendError, Completion, ContextOverflow
 
 log = logging.getLogger(__name__)
@@ -216,8 +216,10 @@ class LlamaBackend:
         stop_event (threading.Event: generation ends before the next token), prompt
         (a pre-rendered prompt instead of messages), tool_choice and validation
         ("none" | "structural" | "schema_aware": with tools and no grammar, the preset's
-        tool grammar at that level; see :func:`tool_grammar_for`). GBNF text given as
-        ``grammar`` to a preset that thinks may be preceded by one think block.
+        tool grammar at that level; see :func:`tool_grammar_for`), response_format
+        (``{"type": "structural_tag", "format": {...}}``, as vLLM and SGLang take it:
+        compiled to a grammar). GBNF text given as ``grammar`` to a preset that thinks may
+        be preceded by one think block.
         """
         yield from self._generate(messages, tools, on_done=on_done, **kwargs)
 
@@ -225,9 +227,11 @@ class LlamaBackend:
                   max_tokens: int = 256, seed: int | None = None, stop: Sequence[str] | None = None,
                   grammar: Any = None, stop_event: threading.Event | None = None,
                   prompt: str | None = None, on_done: Callable[[Completion], None] | None = None,
-                  tool_choice: Any = None, validation: str | None = None,
+                  tool_choice: Any = None, validation: str | None = None, response_format: Any = None,
                   **sampling: Any) -> Iterator[str]:
         t0 = time.perf_counter()
+        if response_format is not None:
+            grammar = response_format_grammar(response_format, grammar)
         grammar = tool_grammar_for(self.preset, grammar, tools, tool_choice, validation)
         text_prompt = prompt if prompt is not None else self.render(messages or [], tools)
         tokens = self.tokenize(text_prompt)

@@ -9,7 +9,28 @@ from typing import Any
 
 from edgevox.llm.presets import Preset
 
-__all__ = ["tool_grammar_for", "structural_twin"]
+__all__ = ["tool_grammar_for", "structural_twin", "response_format_grammar"]
+
+
+def response_format_grammar(response_format: Any, grammar: Any = None) -> Any:
+    """The grammar of an OpenAI-style ``response_format``: ``{"type": "structural_tag",
+    "format": {...}}`` compiled to GBNF (a malformed one raises GrammarError naming the
+    field), ``{"type": "text"}`` none. Structured JSON goes through ``response_schema``."""
+    if response_format is None:
+        return grammar
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if grammar is not None and kind != "text":
+        raise ValueError("give either grammar or response_format, not both")
+    if kind == "text":
+        return grammar
+    if kind == "structural_tag":
+        from edgevox.grammars.structural_tag import structural_tag_grammar
+
+        return structural_tag_grammar(response_format)
+    if kind in ("json_schema", "json_object"):
+        raise ValueError(f"response_format type {kind!r}: pass the schema as response_schema= instead")
+    raise ValueError(f"unknown response_format {response_format!r}; "
+                     "supported: {'type': 'structural_tag', 'format': {...}} and {'type': 'text'}")
 
 
 def tool_grammar_for(preset: Preset, grammar: Any, tools: Any, tool_choice: Any,

@@ -57,6 +57,22 @@ def test_grammar_forced_tool_call(remote):
     assert parsed.calls[0].arguments["city"].lower() == "lyon"
 
 
+def test_structural_tag_on_a_real_server(remote):
+    """llama-cpp-python's server takes no structural tag: the same description goes out as
+    GBNF, and the reply is what the description accepts."""
+    from edgevox.grammars.structural_tag import structural_tag_grammar, tools_structural_tag
+    from edgevox.parsing import parse_tool_calls
+
+    tag = tools_structural_tag([WEATHER], remote.preset.wire_format, tool_choice="required",
+                               parallel_tool_calls=False)
+    c = remote.complete([{"role": "user", "content": "How warm is it in Lyon right now?"}], [WEATHER],
+                        response_format=tag, max_tokens=48, temperature=0.0)
+    assert c.info["grammar_path"] == "llama.cpp-grammar"
+    assert structural_tag_grammar(tag).matches(c.text), c.text
+    parsed = parse_tool_calls(c.text, parsers=remote.preset.detectors, tools=[WEATHER])
+    assert [call.name for call in parsed.calls] == ["get_weather"]
+
+
 def test_grammar_constrains_plain_output(remote):
     c = remote.complete([{"role": "user", "content": "Is the sky green? Answer yes or no."}],
                         grammar='root ::= "yes" | "no"', max_tokens=4, temperature=0.0)

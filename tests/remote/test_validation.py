@@ -4,6 +4,8 @@ the request logic; the grammars themselves run on the real models in tests/agent
 
 from __future__ import annotations
 
+import pytest
+
 from edgevox.llm.remote import RemoteBackend
 from edgevox.llm.remote.capabilities import PROBE_GRAMMAR, PROBE_WORD
 
@@ -56,3 +58,35 @@ def test_refused_schema_grammar_falls_back_to_structural(fake):
     pieces = list(b.stream(MSGS, [WEATHER], validation="schema_aware", tool_choice="required"))
     assert "".join(pieces) and len(fake.posts()) == n + 1  # learnt: straight to structural
     assert "any-name" in fake.posts()[-1].body["grammar"]
+
+
+TAG = {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<tool_call>"], "tags": [
+    {"begin": '<tool_call>\n{"name": "get_weather", "arguments": ', "end": "}\n</tool_call>",
+     "content": {"type": "json_schema", "json_schema": WEATHER["function"]["parameters"]}}]}}
+
+
+def test_structural_tag_passes_through_to_vllm_and_sglang(fake):
+    """A server that runs structural tags itself gets the description as written."""
+    for owner in ("vllm", "sglang"):
+        fake.routes[("GET", "/v1/models")] = models_route(owner)
+        fake.routes[("POST", "/v1/chat/completions")] = lambda r: r.json(chat_json("ok"))
+        c = RemoteBackend(fake.url, tools_mode="prompt", preset="hermes").complete(MSGS, response_format=TAG)
+        body = fake.posts()[-1].body
+        assert body["response_format"] == TAG and c.info["grammar_path"] == "response_format:structural_tag"
+        assert not any(k in body for k in ("grammar", "structured_outputs", "guided_grammar"))
+
+
+def test_structural_tag_becomes_gbnf_for_llama_server(fake):
+    from edgevox.grammars import GrammarError
+    from edgevox.grammars.structural_tag import structural_tag_grammar
+
+    fake.routes[("GET", "/v1/models")] = models_route("llamacpp")
+    fake.routes[("POST", "/v1/chat/completions")] = lambda r: r.json(chat_json("ok"))
+    b = RemoteBackend(fake.url, tools_mode="prompt", preset="hermes", grammar_mode="grammar")
+    c = b.complete(MSGS, [WEATHER], response_format=TAG, validation="schema_aware")
+    body = fake.posts()[-1].body
+    assert c.text == "ok" and body["grammar"] == structural_tag_grammar(TAG).gbnf and "response_format" not in body
+    n = len(fake.posts())
+    with pytest.raises(GrammarError, match="format.triggers: must not be empty"):
+        b.complete(MSGS, response_format={"type": "structural_tag", "format": {**TAG["format"], "triggers": []}})
+    assert len(fake.posts()) == n  # refused before anything was sent

@@ -53,14 +53,16 @@ from edgevox.llm.remote.structured import (
     unwrap_reply,
     wrap_root,
 )
-from edgevox.llm.toolgrammar import structural_twin, tool_grammar_for
+from edgevox.llm.toolgrammar import response_format_grammar, structural_twin, tool_grammar_for
 from edgevox.llm.types import Completion
 
 log = logging.getLogger(__name__)
 
 _SAMPLING_KEYS = ("temperature", "top_p", "top_k", "min_p", "repeat_penalty")
 _OPTION_KEYS = frozenset({"max_tokens", "seed", "stop", "grammar", "stop_event", "prompt", "tool_choice",
-                          "validation", *_SAMPLING_KEYS})
+                          "validation", "response_format", *_SAMPLING_KEYS})
+#: servers that take ``response_format={"type": "structural_tag", ...}`` themselves
+STRUCTURAL_TAG_SERVERS = ("vllm", "sglang")
 _FINISH = {"stop": "stop", "length": "length", "tool_calls": "stop", "function_call": "stop",
            "eos": "stop", "content_filter": "stop"}
 _MODES_TOOLS = ("auto", "native", "prompt")
@@ -373,8 +375,14 @@ class RemoteBackend:
         if stops:
             body["stop"] = stops
         info["grammar_path"] = "none"
-        if opts.get("grammar") is not None:
-            gbnf = _grammar_text(opts["grammar"])
+        grammar, rf = opts.get("grammar"), opts.get("response_format")
+        if isinstance(rf, dict) and rf.get("type") == "structural_tag" and caps.server in STRUCTURAL_TAG_SERVERS:
+            body["response_format"] = rf  # the server runs the structural tag itself
+            info["grammar_path"] = "response_format:structural_tag"
+        elif rf is not None:  # llama-server & co: the same description as a GBNF grammar
+            grammar = response_format_grammar(rf, grammar)
+        if grammar is not None:
+            gbnf = _grammar_text(grammar)
             field_name = self._grammar_field()
             if field_name is None:
                 log.warning("%s: grammar dropped (the server applies none); output is unconstrained",
@@ -382,8 +390,8 @@ class RemoteBackend:
             else:
                 capmod.put_grammar(body, field_name, gbnf)
                 info["grammar_path"] = GRAMMAR_PATHS[field_name]
-                level = getattr(opts["grammar"], "validation", None)
-                if level is not None and getattr(opts["grammar"], "wire_format", None):
+                level = getattr(grammar, "validation", None)
+                if level is not None and getattr(grammar, "wire_format", None):
                     info["validation"] = level
         if extra:
             body.update(extra)
@@ -444,6 +452,9 @@ class RemoteBackend:
         """Resolve ``validation`` into a grammar (the preset's tool grammar at that level);
         once this server refused a schema grammar, send its structural twin straight away."""
         opts = dict(opts)
+        if opts.get("response_format") is not None:  # the format describes the whole reply
+            opts.pop("validation", None)
+            return opts
         opts["grammar"] = tool_grammar_for(self.preset, opts.get("grammar"), tools,
                                            opts.get("tool_choice"), opts.pop("validation", None))
         if self._caps is not None and self._caps.schema_grammar_refused:

@@ -34,7 +34,7 @@ PROBE_TOOL = {"type": "function", "function": {
 class Capabilities:
     """Probe results; None means "not probed yet"."""
 
-    server: str = "unknown"  # llama.cpp | llama-cpp-python | vllm | unknown
+    server: str = "unknown"  # llama.cpp | llama-cpp-python | vllm | sglang | unknown
     models: tuple[str, ...] = ()
     chat_template: str | None = None
     n_ctx: int | None = None
@@ -73,8 +73,8 @@ def read_models(obj: Any, caps: Capabilities) -> None:
         if isinstance(entry.get("id"), str):
             ids.append(entry["id"])
         owner = str(entry.get("owned_by", "")).lower()
-        if owner == "vllm":
-            caps.server = "vllm"
+        if owner in ("vllm", "sglang"):
+            caps.server = owner
         elif owner == "llamacpp":
             caps.server = "llama.cpp"
         elif owner == "me" and caps.server == "unknown":  # llama-cpp-python's fixed value

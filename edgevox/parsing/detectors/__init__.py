@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Detector, MultiDetector, register_detector
 from .bare import BareJson
+from .deepseek import DeepSeek
 from .envelope import Envelope
 from .gemma import Gemma
 from .llama import Llama32, PythonTag
@@ -47,6 +48,7 @@ BUILTIN: dict[str, type[Detector]] = {
     "functionary": Functionary,
     "qwen3_coder": Qwen3Coder,
     "envelope": Envelope,
+    "deepseek": DeepSeek,
 }
 
 for _name, _cls in BUILTIN.items():
@@ -55,6 +57,7 @@ for _name, _cls in BUILTIN.items():
 __all__ = [
     "BUILTIN",
     "BareJson",
+    "DeepSeek",
     "Envelope",
     "Functionary",
     "Gemma",
