@@ -21,6 +21,7 @@ COMMANDS = {
     "voice": "edgevox.cli.voice",
     "models": "edgevox.cli.models",
     "bfcl": "edgevox.cli.bfcl",
+    "eval": "edgevox.cli.evals",
     "wyoming": "edgevox.cli.wyoming",
     "grammar": "edgevox.cli.grammar",
 }

@@ -8,6 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from edgevox.grammars.choice import POLICIES
+
+#: the policy `edgevox voice` and `demo` use unless told otherwise
+VOICE_POLICY = "required_first_hop"
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("voice", help="talk to the agent: live audio, or --input WAV --output WAV")
@@ -45,8 +50,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stt", default="whisper-tiny.en", help="speech-to-text model (registry name)")
     p.add_argument("--language", default="en", help="spoken language for multilingual Whisper")
     p.add_argument("--voice", default="piper-joe-medium", help="Piper voice (registry name)")
-    p.add_argument("--policy", default="required_first_hop",
-                   choices=("auto", "required_first_hop", "required_always"), help="tool_choice policy")
+    p.add_argument("--policy", default=VOICE_POLICY, choices=POLICIES,
+                   help=f"tool_choice policy (default: {VOICE_POLICY})")
     p.add_argument("--max-tokens", type=int, default=160)
 
 

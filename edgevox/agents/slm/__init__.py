@@ -13,6 +13,9 @@ unknown_tool       after_llm     a call to a tool that does not exist -> list th
 echo_guard         after_llm     a reply that is a JSON dump of a result or an error
 arg_shape          after_tool    schema validation errors -> one retry with a schema hint
 speakable          after_llm     markup, reasoning, code fences in the spoken reply
+false_claim        after_llm     a reply saying an action was done that no successful call
+                                 of the turn did (or the opposite of what it did) -> one
+                                 retry with a note, then a reply made from the results
 =================  ============  =========================================================
 """
 
@@ -21,17 +24,19 @@ from __future__ import annotations
 from edgevox.agents.hooks import Hook
 from edgevox.agents.slm.arg_shape import ArgShapeHint, schema_hint
 from edgevox.agents.slm.echo_guard import EchoGuard
+from edgevox.agents.slm.false_claim import FalseClaim
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 
 __all__ = [
-    "ArgShapeHint", "EchoGuard", "LoopGuard", "PlaceholderArgs", "SpeakableReply", "UnknownToolHint",
+    "ArgShapeHint", "EchoGuard", "FalseClaim", "LoopGuard", "PlaceholderArgs", "SpeakableReply", "UnknownToolHint",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
 
 
 def default_slm_hooks() -> list[Hook]:
-    """A fresh set of the six SLM safety hooks, in their intended priority order."""
-    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), EchoGuard(), ArgShapeHint(), SpeakableReply()]
+    """A fresh set of the seven SLM safety hooks, in their intended priority order."""
+    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), EchoGuard(), ArgShapeHint(), SpeakableReply(),
+            FalseClaim()]

@@ -1,0 +1,138 @@
+"""Action claims in a reply: "I've turned on the kitchen light", "Timer set for 5 minutes".
+
+A small model often says an action was done when it made no call ("I'm setting a timer"),
+or says the opposite of what its call did ("The garage light is now off" after switching it
+on). This module finds such claims in text and checks them against the calls of the turn;
+the ``false_claim`` hook acts on it and the home evaluation counts with it.
+
+Precision first: a refusal ("I can't turn on the fan"), a question back ("Should I turn it
+off?"), an offer ("Would you like me to ...") or an answer about the weather or the time is
+not a claim. A claim is a sentence with an action verb in the past/perfect or present
+progressive ("turned", "has been set", "I'm setting", "now playing"), or a device put in a
+new state ("is now on"). Its *topic* (lights, timer, thermostat, music, volume, list) is
+read from the same sentence; a claim is backed when a call of that turn succeeded on a tool
+whose name or description mentions that topic (any successful call backs a claim with no
+topic, e.g. "Done."). For on/off it also checks the direction against the call's ``on``
+argument.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_VERBS = (r"turned|switched|set|started|cancell?ed|stopped|added|removed|deleted|paused|resumed|skipped|"
+          r"played|dimmed|brightened|adjusted|changed|lowered|raised|muted|put|increased|decreased|"
+          r"updated|activated|deactivated|created|scheduled|queued|taken|took|scratched")
+_PROGRESSIVE = (r"turning|switching|setting|starting|cancell?ing|stopping|adding|removing|deleting|pausing|"
+                r"resuming|skipping|playing|dimming|brightening|adjusting|changing|lowering|raising|muting|"
+                r"putting|increasing|decreasing|creating")
+_BASE = (r"turn|switch|set|start|cancel|stop|add|remove|delete|pause|resume|skip|play|dim|brighten|adjust|"
+         r"change|lower|raise|mute|put|increase|decrease|create")
+_CLAIM_RES = [
+    re.compile(rf"\b(?:i've|i have|i|we've|i just|i've just)\s+(?:now\s+|also\s+|just\s+)?(?:{_VERBS})\b"),
+    re.compile(rf"\b(?:is|are|has|have|had|was|were|'s|'re)\s+(?:now\s+|also\s+|successfully\s+|been\s+|just\s+)*"
+               rf"(?:{_VERBS})\b"),
+    re.compile(rf"\b(?:i'm|i am|we're|i'll|i will|let me)\s+(?:now\s+|also\s+|go ahead and\s+)?"
+               rf"(?:{_PROGRESSIVE}|{_BASE})\b"),
+    re.compile(r"\b(?:is|are)\s+now\s+(?:on|off|playing|paused|running|at|set)\b"),
+    re.compile(r"\bnow playing\b|^\s*playing\s+\w"),
+    re.compile(rf"^\s*(?:okay|ok|sure|alright|all right|done|got it)?[,.!\s]*(?:{_VERBS})\b"),
+    re.compile(r"^\s*(?:done|all set|consider it done)\b"),
+    # "Timer set for 5 minutes.", "Lights off in the hallway.", "Hallway lights are on."
+    re.compile(rf"\b(?:timers?|lights?|lamps?|thermostat|heating|temperature|volume|music|song|track)\s+"
+               rf"(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?(?:now\s+)?(?:{_VERBS}|on|off)\b"),
+]
+# refusals, questions back and offers are not claims
+_NOT_CLAIM = re.compile(
+    r"\b(?:can't|cannot|can not|couldn't|could not|unable|not able|don't have|do not have|no tool|"
+    r"isn't possible|not possible|won't|wasn't|weren't|didn't|did not|haven't|have not|not been|"
+    r"sorry|would you like|do you want|shall i|should i|want me to|if you|please specify|which)\b")
+
+#: topic name -> words that name it in a reply
+TOPICS: dict[str, tuple[str, ...]] = {
+    "light": ("light", "lights", "lamp", "lamps", "brightness", "dimmed", "brightened"),
+    "timer": ("timer", "timers", "countdown"),
+    "thermostat": ("thermostat", "heating", "heat", "temperature", "degrees", "°"),
+    "music": ("music", "song", "track", "playing", "playback", "paused", "resumed", "skipped", "playlist"),
+    "volume": ("volume", "louder", "quieter", "muted"),
+    "list": ("shopping", "list", "grocery"),
+}
+_OFF = re.compile(r"\b(?:off|out|turned off|switched off|deactivated)\b")
+_ON = re.compile(r"\b(?:on|turned on|switched on|activated)\b")
+
+
+@dataclass
+class Claim:
+    """One sentence of a reply that says an action was done."""
+
+    sentence: str
+    topic: str | None
+    state: bool | None  # True "on", False "off", None: not an on/off claim
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
+
+
+def _topic(sentence: str) -> str | None:
+    words = set(re.findall(r"[a-z°]+", sentence))
+    for name, keys in TOPICS.items():
+        if words & set(keys) or any(k == "°" and "°" in sentence for k in keys):
+            return name
+    return None
+
+
+def find_claims(text: str) -> list[Claim]:
+    """The sentences of ``text`` that claim an action was done (or is being done)."""
+    out = []
+    for s in _sentences(text or ""):
+        low = s.lower().replace("’", "'")
+        if low.endswith("?") or _NOT_CLAIM.search(low):
+            continue
+        if not any(r.search(low) for r in _CLAIM_RES):
+            continue
+        topic = _topic(low)
+        state = None
+        if topic == "light":
+            off, on = bool(_OFF.search(low)), bool(_ON.search(low))
+            state = True if on and not off else False if off and not on else None
+        out.append(Claim(s, topic, state))
+    return out
+
+
+def _tool_topics(name: str, description: str) -> set[str]:
+    text = f"{name.replace('_', ' ')} {description}".lower()
+    words = set(re.findall(r"[a-z]+", text))
+    return {t for t, keys in TOPICS.items() if words & set(keys)}
+
+
+def unbacked(text: str, calls: list[Any], registry: Any = None) -> list[str]:
+    """Why claims in ``text`` are false given the turn's calls (``CallRecord``-like objects:
+    ``name``, ``arguments``, ``error``, ``dispatched``); empty when every claim is backed.
+
+    ``registry`` (optional) gives tool descriptions for topics; without it, tool names alone.
+    """
+    ok = [c for c in calls if getattr(c, "dispatched", True) and getattr(c, "error", None) is None]
+    reasons = []
+    for claim in find_claims(text):
+        if claim.topic is None:
+            if not ok:
+                reasons.append(f"claims an action with no successful call: {claim.sentence!r}")
+            continue
+        backing = []
+        for c in ok:
+            tool = registry.get(c.name) if registry is not None and c.name in registry.names() else None
+            if claim.topic in _tool_topics(c.name, getattr(tool, "description", "") if tool else ""):
+                backing.append(c)
+        if not backing:
+            reasons.append(f"claims a {claim.topic} action with no successful {claim.topic} call: {claim.sentence!r}")
+            continue
+        if claim.state is not None:
+            states = {c.arguments.get("on") for c in backing if isinstance(c.arguments.get("on"), bool)}
+            if states and claim.state not in states:
+                said = "on" if claim.state else "off"
+                reasons.append(f"says {said!r} but the call switched it {'on' if not claim.state else 'off'}: "
+                               f"{claim.sentence!r}")
+    return reasons

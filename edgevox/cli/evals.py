@@ -1,0 +1,103 @@
+"""`edgevox eval home`: judge the home voice assistant on the home evaluation set.
+
+    edgevox eval home --policy auto --split dev --out runs/home-auto.jsonl
+
+Prints one table row per policy and split (right call, missed, wrong, unwanted actions,
+false claims, p50/p90 latency per turn) and writes one JSON line per turn to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SETS = ("home",)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from edgevox.evals.data import SPLITS
+    from edgevox.grammars import POLICIES
+
+    p = sub.add_parser("eval", help="run an evaluation set through the agent (home)")
+    p.add_argument("set", choices=SETS, help="which evaluation: home (the home voice assistant)")
+    p.add_argument("--model", default="qwen2.5-coder-0.5b", help="registered name, GGUF path or URL")
+    p.add_argument("--preset", default=None, help="preset name (default: from the model)")
+    p.add_argument("--policy", action="append", choices=POLICIES, default=None,
+                   help="tool_choice policy; repeat to compare several (default: edgevox voice's)")
+    p.add_argument("--profile", default=None, help="calling profile passed to the agent (default: the model's)")
+    p.add_argument("--split", choices=SPLITS, default="dev",
+                   help="dev (for tuning), test (held out: never tune on it) or all (default: dev)")
+    p.add_argument("--ids", default=None, help="only these item ids (comma-separated)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N items")
+    p.add_argument("--data", type=Path, default=None, help="a folder of *.jsonl items instead of the shipped set")
+    p.add_argument("--out", type=Path, default=None, help="write one JSON line per turn here")
+    p.add_argument("--from", dest="from_rows", type=Path, action="append", default=None,
+                   help="tabulate the rows of earlier --out files instead of running (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the summaries as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no per-turn progress on stderr")
+    p.set_defaults(func=run)
+
+
+def _progress(row: dict[str, Any]) -> None:
+    mark = {"right": "+", "ok": ".", "missed": "m", "wrong": "x", "unwanted": "U"}[row["verdict"]]
+    calls = "; ".join(f"{c['name']}({', '.join(f'{k}={v!r}' for k, v in c['arguments'].items())})"
+                      for c in row["calls"])
+    claim = " FALSE-CLAIM" if row["false_claim"] else ""
+    print(f"{mark} {row['id']}/{row['turn']} {row['say']!r} -> {calls or '-'} | {row['reply'][:80]!r}{claim}",
+          file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from edgevox.cli.voice import VOICE_POLICY
+    from edgevox.evals.data import load_set
+    from edgevox.evals.home import run_items
+    from edgevox.llm import load_model
+
+    if args.from_rows:
+        rows = [json.loads(line) for f in args.from_rows for line in f.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+        return _show(args, rows, "rows from " + ", ".join(str(f) for f in args.from_rows))
+    items = load_set(args.set, args.split, root=args.data)
+    if args.ids:
+        want = {i.strip() for i in args.ids.split(",") if i.strip()}
+        items = [it for it in items if it.id in want]
+    items.sort(key=lambda it: it.split)  # dev first: its numbers are ready early
+    if args.limit is not None:
+        items = items[: args.limit]
+    if not items:
+        raise ValueError("no items selected")
+    options: dict[str, Any] = {}
+    if args.profile is not None:
+        options["profile"] = args.profile
+    backend = load_model(args.model, preset=args.preset)  # as `edgevox voice` loads it
+    out = args.out.open("w", encoding="utf-8") if args.out else None
+    rows: list[dict[str, Any]] = []
+    try:
+        for policy in args.policy or [VOICE_POLICY]:
+            def on_row(row: dict[str, Any]) -> None:
+                if not args.quiet:
+                    _progress(row)
+                if out is not None:
+                    out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+                    out.flush()
+            rows += run_items(backend, items, policy=policy, agent_options=options, on_row=on_row)
+    finally:
+        if out is not None:
+            out.close()
+        backend.close()
+    return _show(args, rows, f"{args.model} · profile {args.profile or 'default'} · {len(items)} items")
+
+
+def _show(args: argparse.Namespace, rows: list[dict[str, Any]], title: str) -> int:
+    from edgevox.evals.home import table
+
+    summaries, md = table(rows)
+    if args.json:
+        print(json.dumps(summaries, indent=2))
+    else:
+        print(f"home evaluation · {title}")
+        print(md)
+    return 0

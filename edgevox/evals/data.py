@@ -1,0 +1,113 @@
+"""Evaluation sets: JSONL items, where they live, and the fixed dev/test split.
+
+An item is one conversation (usually one turn)::
+
+    {"id": "r012", "kind": "terse",
+     "turns": [{"say": "Light off across our hallway.",
+                "expect": [{"name": "set_light", "args": {"room": "hallway", "on": false}}]}]}
+
+``expect`` is ``"none"`` (no tool fits: the assistant should act on nothing) or a list of
+call specs; see ``edgevox.evals.judge`` for how arguments are matched.
+
+The split is fixed by the text, not by a seed or the file order: an item is in **dev** when
+the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), read as a
+number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
+one; tune on dev only, report test as held out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SPLITS = ("dev", "test", "all")
+DEV_SHARE = 0.6
+
+
+class EvalDataError(ValueError):
+    """A malformed evaluation file: named by file and line."""
+
+
+@dataclass
+class Turn:
+    say: str
+    expect: list[dict[str, Any]] | None  # None: no tool fits
+
+
+@dataclass
+class Item:
+    id: str
+    kind: str
+    turns: list[Turn]
+    source: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def split(self) -> str:
+        return split_of(" | ".join(t.say for t in self.turns))
+
+
+def split_of(text: str) -> str:
+    """``"dev"`` or ``"test"``: a fixed function of the text (see the module docstring)."""
+    h = int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16)
+    return "dev" if h < DEV_SHARE * 2 ** 32 else "test"
+
+
+def evals_dir() -> Path:
+    """The evaluation data: inside the installed wheel, else the checkout's top-level ``evals/``."""
+    packaged = Path(__file__).resolve().parent.parent / "_data" / "evals"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "evals"
+
+
+def _turn(raw: Any, where: str) -> Turn:
+    if not isinstance(raw, dict) or not isinstance(raw.get("say"), str) or not raw["say"].strip():
+        raise EvalDataError(f"{where}: a turn needs a non-empty 'say' text")
+    exp = raw.get("expect")
+    if exp == "none":
+        return Turn(raw["say"], None)
+    if not isinstance(exp, list) or not exp or not all(isinstance(c, dict) and ("name" in c or "any" in c)
+                                                       for c in exp):
+        raise EvalDataError(f"{where}: 'expect' must be \"none\" or a list of call specs")
+    return Turn(raw["say"], exp)
+
+
+def load_items(path: str | Path) -> list[Item]:
+    """Read one JSONL file of items; a bad line raises ``EvalDataError`` naming it."""
+    path = Path(path)
+    items = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{n}"
+        try:
+            raw = json.loads(line)
+        except ValueError as exc:
+            raise EvalDataError(f"{where}: not JSON ({exc})") from None
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) or not isinstance(raw.get("turns"), list) \
+                or not raw["turns"]:
+            raise EvalDataError(f"{where}: an item needs an 'id' and a non-empty 'turns' list")
+        turns = [_turn(t, where) for t in raw["turns"]]
+        extra = {k: v for k, v in raw.items() if k not in ("id", "kind", "turns")}
+        items.append(Item(raw["id"], str(raw.get("kind", "")), turns, source=path.stem, extra=extra))
+    return items
+
+
+def load_set(name: str = "home", split: str = "all", root: str | Path | None = None) -> list[Item]:
+    """All items of one evaluation set (every ``*.jsonl`` in its folder), of one split."""
+    if split not in SPLITS:
+        raise EvalDataError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
+    folder = Path(root) if root is not None else evals_dir() / name
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise EvalDataError(f"no evaluation data in {folder}")
+    items = [it for f in files for it in load_items(f)]
+    ids = [it.id for it in items]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise EvalDataError(f"duplicate item ids: {', '.join(sorted(dup))}")
+    return [it for it in items if split == "all" or it.split == split]

@@ -1,0 +1,110 @@
+"""The home-assistant evaluation: the voice assistant's agent against the ``home`` set.
+
+Each item runs in a fresh simulated ``Home`` with a fresh conversation, through the agent
+`edgevox voice` builds (``edgevox.examples.home.home_agent``: same instructions, hooks,
+token budget, greedy decoding), turn after turn. What is judged is what happened: the
+calls the agent dispatched (and the home they changed) and the reply it spoke. Rows are
+plain dicts, one per turn, written as JSONL; ``summarise`` turns them into the table.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from edgevox.evals.data import Item
+from edgevox.evals.judge import judge_turn
+
+#: the fixed clock of every simulated home (a Tuesday evening)
+CLOCK = dt.datetime(2026, 3, 3, 18, 30)
+
+
+def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options: dict[str, Any] | None = None,
+              on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Run every item through a fresh home agent on ``backend``; one row per turn."""
+    from edgevox.examples.home import Home, home_agent
+    from edgevox.grammars import GrammarCache
+
+    opts = dict(agent_options or {})
+    opts.setdefault("grammar_cache", GrammarCache())  # one per run: grammars build once
+    rows = []
+    for item in items:
+        home = Home(now=CLOCK)
+        agent, _ = home_agent(backend, home=home, policy=policy, **opts)
+        for n, turn in enumerate(item.turns):
+            t0 = time.perf_counter()
+            result = agent.run(turn.say)
+            latency = time.perf_counter() - t0
+            verdict = judge_turn(turn.expect, result.calls, result.reply, agent.registry)
+            row = {
+                "id": item.id, "turn": n, "split": item.split, "kind": item.kind, "policy": policy,
+                "say": turn.say, "expect": turn.expect if turn.expect is not None else "none",
+                "calls": [{"name": c.name, "arguments": c.arguments, "ok": c.ok, "dispatched": c.dispatched,
+                           "error": c.error, "hop": c.hop} for c in result.calls],
+                "reply": result.reply, **verdict,
+                "latency_s": round(latency, 3), "hops": result.hops, "stopped": result.stopped_reason,
+                "hooks": agent.hook_stats, "home": home.summary(),
+            }
+            rows.append(row)
+            if on_row is not None:
+                on_row(row)
+    return rows
+
+
+def _pct(n: int, d: int) -> float | None:
+    return round(100.0 * n / d, 1) if d else None
+
+
+def _quantile(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    k = (len(xs) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
+    return round(xs[lo] + (xs[hi] - xs[lo]) * (k - lo), 3)
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The metrics of a set of rows (turns).
+
+    Requests: right / missed / wrong in % of request turns. No tool fits: unwanted in % of
+    those turns, and the number of calls that ran there. False claims: a count over all
+    turns. Latency: p50/p90 of the wall time per turn, in seconds.
+    """
+    req = [r for r in rows if r["expect"] != "none"]
+    none = [r for r in rows if r["expect"] == "none"]
+    count = lambda rs, v: sum(1 for r in rs if r["verdict"] == v)  # noqa: E731
+    lat = [r["latency_s"] for r in rows]
+    return {
+        "turns": len(rows), "requests": len(req), "no_tool": len(none),
+        "right_pct": _pct(count(req, "right"), len(req)), "missed_pct": _pct(count(req, "missed"), len(req)),
+        "wrong_pct": _pct(count(req, "wrong"), len(req)),
+        "unwanted_pct": _pct(count(none, "unwanted"), len(none)),
+        "unwanted_calls": sum(r["ran"] for r in none),
+        "false_claims": sum(1 for r in rows if r["false_claim"]),
+        "p50_s": _quantile(lat, 0.5), "p90_s": _quantile(lat, 0.9),
+    }
+
+
+COLUMNS = [("policy", "policy"), ("split", "split"), ("turns", "turns"), ("right_pct", "right %"),
+           ("missed_pct", "missed %"), ("wrong_pct", "wrong %"), ("unwanted_pct", "unwanted %"),
+           ("unwanted_calls", "unwanted calls"), ("false_claims", "false claims"), ("p50_s", "p50 s"),
+           ("p90_s", "p90 s")]
+
+
+def table(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """Summaries per policy and split (dev, test, all) and a Markdown table of them."""
+    out = []
+    for policy in dict.fromkeys(r["policy"] for r in rows):
+        mine = [r for r in rows if r["policy"] == policy]
+        for split in ("dev", "test", "all"):
+            part = [r for r in mine if split == "all" or r["split"] == split]
+            if part:
+                out.append({"policy": policy, "split": split, **summarise(part)})
+    head = "| " + " | ".join(h for _, h in COLUMNS) + " |"
+    rule = "|" + "|".join("---" for _ in COLUMNS) + "|"
+    lines = [head, rule] + ["| " + " | ".join("–" if s[k] is None else str(s[k]) for k, _ in COLUMNS) + " |"
+                            for s in out]
+    return out, "\n".join(lines)
