@@ -52,7 +52,7 @@ def _progress(row: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from edgevox.cli.voice import VOICE_POLICY
-    from edgevox.evals.data import load_set
+    from edgevox.evals.data import load_set, mixed
     from edgevox.evals.home import run_items
     from edgevox.llm import load_model
 
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     if args.ids:
         want = {i.strip() for i in args.ids.split(",") if i.strip()}
         items = [it for it in items if it.id in want]
-    items.sort(key=lambda it: it.split)  # dev first: its numbers are ready early
+    items = mixed(items)  # dev first (its numbers are ready early), every kind in any prefix
     if args.limit is not None:
         items = items[: args.limit]
     if not items:

@@ -10,8 +10,10 @@ from typing import Any
 
 from edgevox.grammars.choice import POLICIES
 
-#: the policy `edgevox voice` and `demo` use unless told otherwise
-VOICE_POLICY = "required_first_hop"
+#: the policy `edgevox voice` and `demo` use unless told otherwise. Not a forced first-hop
+#: call: under required_first_hop every "good night" becomes an action (issue 14: 91 % of
+#: no-tool utterances acted on, against 83 % under auto; `edgevox eval home` measures it).
+VOICE_POLICY = "auto"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

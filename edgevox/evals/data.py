@@ -56,6 +56,15 @@ def split_of(text: str) -> str:
     return "dev" if h < DEV_SHARE * 2 ** 32 else "test"
 
 
+def mixed(items: list[Item]) -> list[Item]:
+    """Dev first, then test; within each a fixed mix of every kind (ordered by a hash of the
+    id, not the file order), so that ``--limit N`` takes a fair sample rather than the
+    first N greetings."""
+    def key(it: Item) -> tuple[bool, str]:
+        return it.split != "dev", hashlib.sha256(it.id.encode("utf-8")).hexdigest()
+    return sorted(items, key=key)
+
+
 def evals_dir() -> Path:
     """The evaluation data: inside the installed wheel, else the checkout's top-level ``evals/``."""
     packaged = Path(__file__).resolve().parent.parent / "_data" / "evals"

@@ -168,6 +168,31 @@ def test_empty_string_marks_a_parameter_optional():
     )
 
 
+def test_an_explicit_empty_string_passes_where_empty_is_a_possible_answer():
+    """As BFCL's own checker judges the pinned json_fenced records of multiple_38/68/88."""
+    expect(check(AREA_CASE, [call("calculate_triangle_area", base=10, height=5, unit="")]), None)
+    expect(check(AREA_CASE, [call("calculate_triangle_area", base=10, height=5, unit=" ")]), None)
+    strict = simple({"type": "string"}, ["units"], required=False)  # "" is not a possible answer
+    expect(check(strict, [call("f", x="")]), "value_error:string")
+    nested = simple({"type": "dict"}, [{"a": [1], "b": ["x", ""]}])
+    expect(check(nested, [call("f", x={"a": 1, "b": ""})]), None)
+    expect(check(nested, [call("f", x={"a": 1, "b": "y"})]), "value_error:dict_value")
+
+
+def test_the_real_cases_with_an_explicit_empty_optional_pass(bfcl_data_dir):
+    cases = {c.id: c for c in load_cases("multiple", bfcl_data_dir)}
+    said = {  # what Qwen2.5-Coder-0.5B answered (bfcl/pinned, json_fenced rows)
+        "multiple_38": call("library_search_book", book_name="The Alchemist", city="New York", availability=False,
+                            genre=""),
+        "multiple_68": call("library_search_books", location="New York", genre="historical fiction", title=""),
+        "multiple_88": call("video_games_get_player_count", game_title="World of Warcraft", year=2020, platform=""),
+    }
+    for cid, c in said.items():
+        expect(check(cases[cid], [c]), None)
+        wrong = dict(c, arguments={**c["arguments"], next(k for k, v in c["arguments"].items() if v == ""): "zz"})
+        assert not check(cases[cid], [wrong]).valid
+
+
 def test_non_required_parameter_without_empty_marker_must_be_given():
     c = simple({"type": "string"}, ["fahrenheit"], required=False)
     expect(check(c, [call("f", x="fahrenheit")]), None)

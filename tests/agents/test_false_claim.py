@@ -1,0 +1,113 @@
+"""False claims: finding them in replies, and the hook that retries or rephrases them.
+
+The claim texts marked QWEN are replies Qwen2.5-Coder-0.5B wrote in the home evaluation
+(issue 14); the home evaluation's real-model test runs the hook live.
+"""
+
+from __future__ import annotations
+
+from agent_fakes import ScriptedBackend, call
+from agent_tools import get_time, get_weather, set_lights
+
+from edgevox.agents import LLMAgent, default_slm_hooks
+from edgevox.agents.slm.claims import find_claims, unbacked
+from edgevox.agents.types import CallRecord
+from edgevox.tools import tool
+
+
+@tool
+def start_timer(minutes: int) -> str:
+    """Start a countdown timer.
+
+    Args:
+        minutes: Length in minutes.
+    """
+    return f"timer set for {minutes} minutes"
+
+
+CLAIMS = [
+    "I'm setting a timer for 12 minutes.",  # QWEN, no call behind it
+    "Hallway lights are on.",  # QWEN, after demonstrations, no call
+    "The garage light is now turned off.",  # QWEN, after a call that switched it on
+    "I've turned on the kitchen light.",
+    "Timer set for 5 minutes.",
+    "Done.",
+    "Okay, added milk to your shopping list.",
+    "Now playing jazz.",
+    "The thermostat has been set to 22 degrees.",
+]
+NOT_CLAIMS = [
+    "I can't turn on the fan, there's no tool for it.",
+    "Should I turn off the bedroom light?",
+    "Would you like me to set a timer?",
+    "It's 14 degrees and partly cloudy.",
+    "It is 18:30 on Tuesday.",
+    "Sorry, I didn't do that.",
+    "Paris is the capital of France.",
+    "You're welcome!",
+    "Sure, here's a joke: why did the tomato turn red?",
+]
+
+
+def test_claims_are_found_and_refusals_questions_answers_are_not():
+    for text in CLAIMS:
+        assert find_claims(text), text
+    for text in NOT_CLAIMS:
+        assert not find_claims(text), text
+
+
+def _rec(name, on=None, error=None, **args):
+    if on is not None:
+        args["on"] = on
+    return CallRecord(name, args, result="ok" if error is None else None, error=error)
+
+
+def test_a_claim_is_backed_by_a_successful_call_on_its_topic_in_its_direction():
+    assert unbacked("I'm setting a timer for 12 minutes.", [])
+    assert not unbacked("Timer set for 12 minutes.", [_rec("start_timer", minutes=12)])
+    assert unbacked("Timer set for 12 minutes.", [_rec("set_lights", room="kitchen", on=True)])  # wrong topic
+    assert unbacked("Timer set for 12 minutes.", [_rec("start_timer", error="boom", minutes=12)])  # failed
+    garage_on = [_rec("set_lights", room="garage", on=True)]
+    assert "switched it on" in unbacked("The garage light is now turned off.", garage_on)[0]
+    assert not unbacked("The garage light is now on.", garage_on)
+    assert not unbacked("Done.", garage_on) and unbacked("Done.", [])
+    assert not unbacked("It's 14 degrees and partly cloudy.", [])
+
+
+def _agent(script, tools=(get_time, get_weather, set_lights, start_timer), **kw):
+    be = ScriptedBackend(script)
+    return LLMAgent("t", "", "Be brief.", tools=list(tools), model=be, hooks=default_slm_hooks(), **kw), be
+
+
+def test_a_claim_without_a_call_is_retried_and_the_call_is_made():
+    ag, be = _agent(["I'm setting a timer for 12 minutes.", call("start_timer", minutes=12),
+                     "Timer set for 12 minutes."])
+    r = ag.run("Set a timer for 12 minutes for the pasta")
+    assert [c.name for c in r.calls] == ["start_timer"] and r.calls[0].ok
+    assert r.reply == "Timer set for 12 minutes."
+    assert "Nothing has been done yet" in be.requests[1]["prompt"]
+    assert ag.hook_stats["false_claim"] == 1
+
+
+def test_a_second_claim_is_replaced_by_the_truth():
+    ag, _ = _agent(["Hallway lights are on.", "The hallway lights are now on."])
+    r = ag.run("hallway lights")
+    assert r.calls == [] and r.reply == ag.phrases.not_done
+    assert ag.hook_stats["false_claim"] == 2
+
+
+def test_a_contradiction_is_said_from_the_results_and_never_half_spoken():
+    ag, _ = _agent([call("set_lights", room="garage", on=True), "The garage light is now turned off.",
+                    "The garage light is off."])
+    stream = ag.run_stream("garage light on")
+    spoken = "".join(p for p in stream if isinstance(p, str))
+    r = stream.result
+    assert "off" not in spoken and "off" not in r.reply
+    assert r.reply.startswith("Done: set lights: lights in the garage are on")
+
+
+def test_honest_replies_pass_untouched():
+    ag, be = _agent([call("set_lights", room="kitchen", on=True), "The kitchen light is on.", "Hello! How can I help?"])
+    assert ag.run("kitchen light on").reply == "The kitchen light is on."
+    assert ag.run("hi").reply == "Hello! How can I help?"
+    assert "false_claim" not in ag.hook_stats and len(be.requests) == 3

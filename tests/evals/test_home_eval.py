@@ -1,0 +1,185 @@
+"""The home evaluation: its data set, its judge and its table, and one short real run.
+
+The full evaluation is `edgevox eval home` (an hour or more on two cores); here only what
+must hold for its numbers to mean anything: every expected call is one the registry can
+make, the split is fixed, the judge and the summary count what happened.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from edgevox.evals import EvalDataError, judge_turn, load_items, load_set, split_of
+from edgevox.evals.data import mixed
+from edgevox.evals.home import CLOCK, run_items, summarise, table
+from edgevox.evals.judge import DERIVED
+from edgevox.examples.home import Home
+from edgevox.tools import ToolRegistry
+
+
+def _specs(expect: Any) -> list[dict]:
+    out = []
+    for spec in expect or []:
+        out += _specs(spec["any"]) if "any" in spec else [spec]
+    return out
+
+
+def test_the_home_set_is_big_enough_and_every_spec_is_a_call_the_registry_can_make():
+    items = load_set("home")
+    turns = [t for it in items for t in it.turns]
+    assert sum(t.expect is not None for t in turns) >= 250
+    assert sum(t.expect is None for t in turns) >= 100
+    kinds = {it.kind for it in items}
+    assert {"direct", "indirect", "terse", "words", "two", "followup", "unknown_room", "greeting", "thanks",
+            "never_mind", "knowledge", "arithmetic", "state_question", "no_device"} <= kinds
+    assert any(len(it.turns) > 1 for it in items)
+    reg = ToolRegistry(Home(now=CLOCK).tools())
+    params = {n: set(reg.get(n).parameters["properties"]) for n in reg.names()}
+    for it in items:
+        for turn in it.turns:
+            for spec in _specs(turn.expect):
+                assert spec["name"] in params, (it.id, spec)
+                extra = set(spec.get("args", {})) - params[spec["name"]] - set(DERIVED.get(spec["name"], {}))
+                assert not extra, (it.id, extra)
+
+
+def test_the_split_is_a_fixed_function_of_the_text_and_both_parts_have_both_kinds():
+    items = load_set("home")
+    dev, test = load_set("home", "dev"), load_set("home", "test")
+    assert len(dev) + len(test) == len(items) and not {i.id for i in dev} & {i.id for i in test}
+    assert split_of("Turn on the kitchen light.") == split_of("Turn on the kitchen light.")
+    for part in (dev, test):
+        assert sum(t.expect is None for it in part for t in it.turns) >= 30
+        assert sum(t.expect is not None for it in part for t in it.turns) >= 100
+    first = mixed(items)[:40]  # --limit 40 takes a mix, dev first
+    assert {it.split for it in first} == {"dev"}
+    assert any(it.turns[0].expect is None for it in first) and any(it.turns[0].expect for it in first)
+
+
+def test_bad_data_names_the_file_and_line(tmp_path):
+    f = tmp_path / "x.jsonl"
+    f.write_text('{"id": "a", "turns": [{"say": "hi", "expect": "none"}]}\n{"id": "b", "turns": []}\n')
+    with pytest.raises(EvalDataError, match=r"x\.jsonl:2"):
+        load_items(f)
+    f.write_text('{"id": "a", "turns": [{"say": "hi", "expect": "maybe"}]}\n')
+    with pytest.raises(EvalDataError, match="expect"):
+        load_items(f)
+    with pytest.raises(EvalDataError, match="split"):
+        load_set("home", "train")
+
+
+@dataclass
+class Rec:  # what the judge reads of a CallRecord
+    name: str
+    arguments: dict
+    error: str | None = None
+    error_type: str | None = None
+    dispatched: bool = True
+    result: Any = field(default=None)
+
+
+LIGHT_ON = [{"name": "set_light", "args": {"room": "kitchen", "on": True}}]
+
+
+def test_judge_verdicts():
+    assert judge_turn(LIGHT_ON, [Rec("set_light", {"room": "Kitchen ", "on": True, "brightness": 80})],
+                      "Done.")["verdict"] == "right"  # unlisted optional arguments are free
+    assert judge_turn(LIGHT_ON, [], "Sure.")["verdict"] == "missed"
+    assert judge_turn(LIGHT_ON, [Rec("set_light", {"room": "kitchen", "on": False})], "")["verdict"] == "wrong"
+    # a call blocked before the tool (unknown tool, invalid arguments) did not run
+    blocked = Rec("set_fan", {}, error="no such tool", error_type="unknown_tool")
+    assert judge_turn(LIGHT_ON, [blocked], "")["verdict"] == "missed"
+    assert judge_turn(None, [blocked], "I can't do that.") == {"verdict": "ok", "false_claim": False, "claims": [],
+                                                              "ran": 0}
+    # a call that ran and failed inside the tool still was an action
+    assert judge_turn(None, [Rec("set_thermostat", {"temperature": 72}, error="out of range",
+                                 error_type="exception")], "")["verdict"] == "unwanted"
+    # an extra call makes a right call wrong
+    two = [Rec("set_light", {"room": "kitchen", "on": True}), Rec("get_time", {})]
+    assert judge_turn(LIGHT_ON, two, "")["verdict"] == "wrong"
+
+
+def test_judge_matchers_and_derived_timer_length():
+    hours = [{"name": "start_timer", "args": {"duration_s": 7200}}]
+    assert judge_turn(hours, [Rec("start_timer", {"minutes": 120})], "")["verdict"] == "right"
+    assert judge_turn(hours, [Rec("start_timer", {"hours": 2, "label": "x"})], "")["verdict"] == "right"
+    assert judge_turn(hours, [Rec("start_timer", {"hours": 1})], "")["verdict"] == "wrong"
+    jazz = [{"any": [{"name": "play_music", "args": {"query": {"$contains": "jazz"}}},
+                     {"name": "media_control", "args": {"action": {"$in": ["play", "next"]}}}]}]
+    assert judge_turn(jazz, [Rec("play_music", {"query": "some smooth Jazz"})], "")["verdict"] == "right"
+    assert judge_turn(jazz, [Rec("media_control", {"action": "next"})], "")["verdict"] == "right"
+    assert judge_turn(jazz, [Rec("media_control", {"action": "pause"})], "")["verdict"] == "wrong"
+    warm = [{"name": "set_thermostat", "args": {"temperature": {"$gt": 20}}}]
+    assert judge_turn(warm, [Rec("set_thermostat", {"temperature": "22"})], "")["verdict"] == "right"
+    # two expected calls need two distinct matching calls, in any order
+    both = [{"name": "set_light", "args": {"room": "kitchen"}}, {"name": "set_light", "args": {"room": "office"}}]
+    calls = [Rec("set_light", {"room": "office", "on": True}), Rec("set_light", {"room": "kitchen", "on": True})]
+    assert judge_turn(both, calls, "")["verdict"] == "right"
+    assert judge_turn(both, calls[:1] * 2, "")["verdict"] == "wrong"
+
+
+def test_judge_counts_false_claims():
+    v = judge_turn(None, [], "I'm setting a timer for 12 minutes.")
+    assert v["verdict"] == "ok" and v["false_claim"] and v["claims"]
+    v = judge_turn(LIGHT_ON, [Rec("set_light", {"room": "kitchen", "on": True})], "The kitchen light is now off.")
+    assert v["verdict"] == "right" and v["false_claim"]
+
+
+def _row(policy, split, expect, verdict, latency, claim=False, ran=0):
+    return {"policy": policy, "split": split, "expect": expect, "verdict": verdict, "latency_s": latency,
+            "false_claim": claim, "ran": ran}
+
+
+def test_summary_and_table_count_what_the_rows_say():
+    rows = [_row("auto", "dev", LIGHT_ON, "right", 1.0, ran=1), _row("auto", "dev", LIGHT_ON, "missed", 2.0),
+            _row("auto", "dev", LIGHT_ON, "wrong", 3.0, claim=True, ran=1), _row("auto", "test", LIGHT_ON, "right", 4.0, ran=1),
+            _row("auto", "dev", "none", "unwanted", 5.0, ran=2), _row("auto", "test", "none", "ok", 6.0)]
+    s = summarise(rows)
+    assert (s["requests"], s["no_tool"]) == (4, 2)
+    assert (s["right_pct"], s["missed_pct"], s["wrong_pct"]) == (50.0, 25.0, 25.0)
+    assert (s["unwanted_pct"], s["unwanted_calls"], s["false_claims"]) == (50.0, 2, 1)
+    assert s["p50_s"] == 3.5 and s["p90_s"] == 5.5
+    summaries, md = table(rows + [dict(r, policy="required_first_hop") for r in rows])
+    assert [(x["policy"], x["split"]) for x in summaries] == [
+        ("auto", "dev"), ("auto", "test"), ("auto", "all"),
+        ("required_first_hop", "dev"), ("required_first_hop", "test"), ("required_first_hop", "all")]
+    assert summaries[1]["unwanted_pct"] == 0.0 and summaries[1]["right_pct"] == 100.0
+    assert md.count("\n") == 7 and "| auto | dev | 4 | 33.3 |" in md
+
+
+def test_a_short_real_run_is_judged_on_what_happened(qwen_backend, tmp_path):
+    """Four items through the voice agent on the real model; whatever the model did, the
+    verdicts must agree with the simulated home's state and the table with the rows."""
+    data = tmp_path / "home"
+    data.mkdir()
+    lines = [
+        {"id": "a", "kind": "direct", "turns": [{"say": "Turn on the kitchen light.", "expect": LIGHT_ON}]},
+        {"id": "b", "kind": "direct", "turns": [{"say": "Add milk to the shopping list.",
+                                                 "expect": [{"name": "add_to_shopping_list",
+                                                             "args": {"item": {"$contains": "milk"}}}]}]},
+        {"id": "c", "kind": "knowledge", "turns": [{"say": "What is the capital of France?", "expect": "none"}]},
+        {"id": "d", "kind": "followup", "turns": [
+            {"say": "Set a timer for 10 minutes.", "expect": [{"name": "start_timer", "args": {"duration_s": 600}}]},
+            {"say": "Cancel the timer.", "expect": [{"name": "cancel_timer", "args": {}}]}]},
+    ]
+    (data / "set.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    items = load_set("home", root=data)
+    rows = run_items(qwen_backend, items, policy="auto")
+    assert [(r["id"], r["turn"]) for r in rows] == [("a", 0), ("b", 0), ("c", 0), ("d", 0), ("d", 1)]
+    for r in rows:
+        assert r["verdict"] in (("ok", "unwanted") if r["expect"] == "none" else ("right", "missed", "wrong"))
+        ran = [c for c in r["calls"] if c["dispatched"]]
+        assert r["ran"] <= len(ran) and (r["verdict"] in ("missed", "ok")) == (r["ran"] == 0)
+        assert r["latency_s"] > 0 and isinstance(r["reply"], str)
+    by = {(r["id"], r["turn"]): r for r in rows}
+    # a right light call means the simulated kitchen light is on, and the other way round
+    assert (by["a", 0]["verdict"] == "right") == ("lights on: kitchen |" in by["a", 0]["home"])
+    assert (by["b", 0]["verdict"] == "right") == ("shopping: milk" in by["b", 0]["home"])
+    s = summarise(rows)
+    assert s["requests"] == 4 and s["no_tool"] == 1
+    assert s["right_pct"] == round(100 * sum(r["verdict"] == "right" for r in rows if r["expect"] != "none") / 4, 1)
+    assert s["false_claims"] == sum(r["false_claim"] for r in rows)
