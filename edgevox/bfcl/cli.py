@@ -73,6 +73,7 @@ def _run_fetch(args: argparse.Namespace) -> int:
 
 def _add_run(commands: Any) -> None:
     from edgevox.bfcl.runner import POLICIES, SYSTEM_PROMPTS
+    from edgevox.cli.options import add_agent_options
 
     run = commands.add_parser(
         "run",
@@ -102,6 +103,8 @@ def _add_run(commands: Any) -> None:
         "required = calls only",
     )
     run.add_argument("--limit", type=int, help="first N cases of each category")
+    run.add_argument("--start", type=int, default=0,
+                     help="skip the first N cases of each category (--start 100 --limit 100: cases 100-199)")
     run.add_argument("--ids", help="comma-separated case ids (within the categories)")
     run.add_argument("--out", required=True, metavar="FILE.jsonl", help="records file (appended)")
     run.add_argument(
@@ -148,6 +151,15 @@ def _add_run(commands: Any) -> None:
         choices=("llama-cpp-python",),
         help="answer with llama-cpp-python's own tool calling instead of EdgeVox",
     )
+    run.add_argument(
+        "--engine",
+        choices=("edgevox", "agent"),
+        default="edgevox",
+        help="edgevox: one generation under --policy/--system/--wire-format; agent: each case "
+        "through LLMAgent with its shipped defaults (the preset's calling profile, the SLM "
+        "hooks), which --policy/--system/--wire-format/--abstain/--reuse do not apply to",
+    )
+    add_agent_options(run)
     run.add_argument("--data", metavar="PATH", help="BFCL data directory (default: the cache)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -163,6 +175,14 @@ def _run_run(args: argparse.Namespace) -> int:
     from edgevox.bfcl.report import read_records
     from edgevox.bfcl.runner import EdgeVoxEngine, PeerEngine, RunConfigError, run_cases
 
+    agent = args.engine == "agent"
+    if agent and (args.peer or args.policy or args.system or args.wire_format or args.abstain or args.reuse):
+        print("error: --engine agent runs LLMAgent's shipped defaults; change them with --set KEY=VALUE, "
+              "not --peer/--policy/--system/--wire-format/--abstain/--reuse", file=sys.stderr)
+        return 2
+    if args.agent_options and not agent:
+        print("error: --set applies to --engine agent only", file=sys.stderr)
+        return 2
     if args.peer and args.policy not in (None, "auto"):
         print(
             "error: --peer runs llama-cpp-python's own tool calling; --policy does not apply",
@@ -172,7 +192,8 @@ def _run_run(args: argparse.Namespace) -> int:
     ids = _split(args.ids) or None
     try:
         per_cat = [
-            load_cases(cat, data_dir=args.data, limit=args.limit, ids=ids)
+            load_cases(cat, data_dir=args.data, limit=None if args.limit is None else args.start + args.limit,
+                       ids=ids)[args.start:]
             for cat in _split(args.categories)
         ]
     except (BfclDataError, KeyError, ValueError) as exc:
@@ -184,7 +205,7 @@ def _run_run(args: argparse.Namespace) -> int:
         print("error: no cases selected", file=sys.stderr)
         return 1
     existing = {r["id"]: r for r in read_records(args.out)}
-    if all(c.id in existing for c in cases):  # resume with nothing left: no model needed
+    if all(c.id in existing for c in cases) and not agent:  # resume with nothing left: no model needed
         wanted = {
             "engine": "llama-cpp-python" if args.peer else "edgevox",
             "model": args.model,
@@ -226,7 +247,13 @@ def _run_run(args: argparse.Namespace) -> int:
         }
     engine: Any = None
     try:
-        if args.peer:
+        if agent:
+            from edgevox.bfcl.agent_engine import AgentEngine
+            from edgevox.cli.options import parse_options
+
+            engine = AgentEngine(args.model, args.preset, max_tokens=args.max_tokens, n_ctx=args.n_ctx,
+                                 threads=args.threads, agent_options=parse_options(args.agent_options))
+        elif args.peer:
             engine = PeerEngine(
                 args.model,
                 system=args.system,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from edgevox.bfcl.agent_engine import score_agent
 from edgevox.bfcl.data import Case, load_cases
 from edgevox.bfcl.report import read_records, summarize
 from edgevox.bfcl.runner import score_edgevox, score_peer
@@ -75,6 +76,8 @@ def replay_records(
                 abstain=bool(r.get("abstain")),
                 finish_reason=r.get("finish_reason"),
             )
+        elif r.get("engine") == "agent":
+            scored = score_agent(case, r)
         else:
             scored = score_peer(case, r.get("raw") or "", r.get("tool_calls"), r.get("finish_reason"))
         new = {**r, **scored}

@@ -18,6 +18,7 @@ SETS = ("home",)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from edgevox.cli.options import add_agent_options
     from edgevox.evals.data import SPLITS
     from edgevox.grammars import POLICIES
 
@@ -27,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", default=None, help="preset name (default: from the model)")
     p.add_argument("--policy", action="append", choices=POLICIES, default=None,
                    help="tool_choice policy; repeat to compare several (default: edgevox voice's)")
-    p.add_argument("--profile", default=None, help="calling profile passed to the agent (default: the model's)")
+    add_agent_options(p)
     p.add_argument("--split", choices=SPLITS, default="dev",
                    help="dev (for tuning), test (held out: never tune on it) or all (default: dev)")
     p.add_argument("--ids", default=None, help="only these item ids (comma-separated)")
@@ -69,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
         items = items[: args.limit]
     if not items:
         raise ValueError("no items selected")
-    options: dict[str, Any] = {}
-    if args.profile is not None:
-        options["profile"] = args.profile
+    from edgevox.cli.options import parse_options
+
+    options = parse_options(args.agent_options)
     backend = load_model(args.model, preset=args.preset)  # as `edgevox voice` loads it
     out = args.out.open("w", encoding="utf-8") if args.out else None
     rows: list[dict[str, Any]] = []
@@ -88,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
         if out is not None:
             out.close()
         backend.close()
-    return _show(args, rows, f"{args.model} · profile {args.profile or 'default'} · {len(items)} items")
+    label = ", ".join(f"{k}={v!r}" for k, v in options.items()) or "shipped defaults"
+    return _show(args, rows, f"{args.model} · preset {args.preset or 'of the model'} · {label} · {len(items)} items")
 
 
 def _show(args: argparse.Namespace, rows: list[dict[str, Any]], title: str) -> int:

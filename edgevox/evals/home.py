@@ -40,6 +40,7 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
             verdict = judge_turn(turn.expect, result.calls, result.reply, agent.registry)
             row = {
                 "id": item.id, "turn": n, "split": item.split, "kind": item.kind, "policy": policy,
+                "options": {k: v for k, v in (agent_options or {}).items() if k != "grammar_cache"},
                 "say": turn.say, "expect": turn.expect if turn.expect is not None else "none",
                 "calls": [{"name": c.name, "arguments": c.arguments, "ok": c.ok, "dispatched": c.dispatched,
                            "error": c.error, "hop": c.hop} for c in result.calls],
@@ -94,15 +95,21 @@ COLUMNS = [("policy", "policy"), ("split", "split"), ("turns", "turns"), ("right
            ("p90_s", "p90 s")]
 
 
+def setup_of(row: dict[str, Any]) -> str:
+    """What a row was run with: the policy, then any agent options over the defaults."""
+    opts = row.get("options") or {}
+    return " ".join([row["policy"], *(f"{k}={v}" for k, v in sorted(opts.items()))])
+
+
 def table(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
     """Summaries per policy and split (dev, test, all) and a Markdown table of them."""
     out = []
-    for policy in dict.fromkeys(r["policy"] for r in rows):
-        mine = [r for r in rows if r["policy"] == policy]
+    for setup in dict.fromkeys(setup_of(r) for r in rows):
+        mine = [r for r in rows if setup_of(r) == setup]
         for split in ("dev", "test", "all"):
             part = [r for r in mine if split == "all" or r["split"] == split]
             if part:
-                out.append({"policy": policy, "split": split, **summarise(part)})
+                out.append({"policy": setup, "split": split, **summarise(part)})
     head = "| " + " | ".join(h for _, h in COLUMNS) + " |"
     rule = "|" + "|".join("---" for _ in COLUMNS) + "|"
     lines = [head, rule] + ["| " + " | ".join("–" if s[k] is None else str(s[k]) for k, _ in COLUMNS) + " |"

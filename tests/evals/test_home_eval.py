@@ -183,3 +183,14 @@ def test_a_short_real_run_is_judged_on_what_happened(qwen_backend, tmp_path):
     assert s["requests"] == 4 and s["no_tool"] == 1
     assert s["right_pct"] == round(100 * sum(r["verdict"] == "right" for r in rows if r["expect"] != "none") / 4, 1)
     assert s["false_claims"] == sum(r["false_claim"] for r in rows)
+
+
+def test_agent_options_parse_and_label_the_rows():
+    from edgevox.cli.options import parse_options
+
+    assert parse_options(["max_hops=2", "demonstrations=false", "confirm_below=0.5", "instructions=Be brief."]) == {
+        "max_hops": 2, "demonstrations": False, "confirm_below": 0.5, "instructions": "Be brief."}
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        parse_options(["max_hops"])
+    rows = [dict(_row("auto", "dev", "none", "ok", 1.0), options={"max_hops": 2}), _row("auto", "dev", "none", "ok", 1.0)]
+    assert [s["policy"] for s in table(rows)[0] if s["split"] == "dev"] == ["auto max_hops=2", "auto"]

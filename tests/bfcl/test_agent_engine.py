@@ -1,0 +1,46 @@
+"""The BFCL agent engine: cases through LLMAgent with its shipped defaults, judged on what it did."""
+
+from __future__ import annotations
+
+from edgevox.bfcl.agent_engine import AgentEngine, score_agent
+from edgevox.bfcl.checker import check
+from edgevox.bfcl.data import load_cases
+from edgevox.bfcl.replay import replay_records
+
+
+def _factorial(bfcl_data_dir):
+    return load_cases("simple_python", bfcl_data_dir, ids=["simple_python_1"])[0]  # factorial of 5
+
+
+def test_only_successful_calls_are_judged_and_replay_rechecks_them(bfcl_data_dir):
+    case = _factorial(bfcl_data_dir)
+    right = {"name": "math.factorial", "arguments": {"number": 5}}
+    tried = {"name": "math_factorial", "arguments": {"number": "five"}, "ok": False, "error": "invalid"}
+    out = {"finish_reason": "stop", "agent_calls": [tried, {"name": "math_factorial", "arguments": {"number": 5},
+                                                            "ok": True}]}
+    scored = score_agent(case, out)
+    assert scored["valid"] and scored["calls"] == [right] and scored["rejected"] == ["invalid"]
+    assert not score_agent(case, {"finish_reason": "stop", "agent_calls": [tried]})["valid"]  # nothing ran
+    assert score_agent(case, {"finish_reason": "timeout"})["error_type"] == "timeout"
+    record = {"id": case.id, "category": case.category, "engine": "agent", "preset": "qwen25", **out,
+              "valid": False}
+    replayed = replay_records([record], data_dir=bfcl_data_dir)
+    assert replayed.fixed == [case.id] and replayed.records[0]["valid"]
+
+
+def test_a_real_case_runs_through_the_agent_with_its_defaults(qwen_backend, bfcl_data_dir):
+    from edgevox.agents import LLMAgent
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend, max_tokens=160)
+    desc = engine.describe()
+    assert desc["engine"] == "agent" and desc["system"] == "agent" and "agent_options" not in desc
+    assert desc["policy"] == LLMAgent("x", tools=[], model=qwen_backend).tool_choice_policy  # the shipped default
+    case = _factorial(bfcl_data_dir)
+    out = engine.answer(case)
+    scored = engine.score(case, out)
+    ran = [c for c in out["agent_calls"] if c["ok"]]
+    assert scored["valid"] == check(case, scored["calls"]).valid
+    assert [c["name"] for c in scored["calls"]] == [case.name_map().get(c["name"], c["name"]) for c in ran]
+    # the turn ends as soon as a call succeeded: no answer hop is spent on it
+    assert (out["hooks"].get("bfcl_stop_after_call") == 1) == bool(ran)
+    assert out["stopped"] in ("hook", "reply", "max_hops")
