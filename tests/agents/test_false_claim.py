@@ -111,3 +111,14 @@ def test_honest_replies_pass_untouched():
     assert ag.run("kitchen light on").reply == "The kitchen light is on."
     assert ag.run("hi").reply == "Hello! How can I help?"
     assert "false_claim" not in ag.hook_stats and len(be.requests) == 3
+
+
+def test_text_streams_word_by_word_and_a_claim_sentence_is_never_begun():
+    story = "Once upon a time there was a small dragon who liked soup. I've turned on the kitchen light."
+    ag, _ = _agent([story, "I can't do that."])
+    stream = ag.run_stream("tell me a story")
+    pieces = [p for p in stream if isinstance(p, str)]
+    spoken = "".join(pieces)
+    assert spoken.startswith("Once upon a time there was a small dragon who liked soup.")
+    assert len([p for p in pieces if "soup" not in p and p.strip()]) >= 3  # not one sentence-sized lump
+    assert "I've" not in spoken and "kitchen" not in spoken and "kitchen" not in stream.result.reply

@@ -59,6 +59,13 @@ TOPICS: dict[str, tuple[str, ...]] = {
     "volume": ("volume", "louder", "quieter", "muted"),
     "list": ("shopping", "list", "grocery"),
 }
+#: words without which no sentence is a claim (each pattern above needs one of them): a
+#: streamed sentence is held from the first of them until it can be checked whole
+TRIGGERS = frozenset(
+    {w for group in (_VERBS, _PROGRESSIVE, _BASE) for w in group.replace("?", "").split("|")}
+    | {"cancelled", "canceled", "cancelling", "canceling", "done", "now", "playing", "set"}
+    | {k for keys in TOPICS.values() for k in keys if k.isalpha()}
+)
 _OFF = re.compile(r"\b(?:off|out|turned off|switched off|deactivated)\b")
 _ON = re.compile(r"\b(?:on|turned on|switched on|activated)\b")
 

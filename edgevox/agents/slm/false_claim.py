@@ -9,22 +9,24 @@ a turn, with a hop left, the generation is discarded and the model tries again w
 (nothing was done; call the tool if an action was asked for, else answer without claiming
 one): it may now make the call it only talked about, or answer in words. If the retry
 claims again, or no hop is left, the reply is said from the results instead: what the
-successful calls returned, or that nothing was done. In ``run_stream`` each sentence is
-held until it is complete and checked, so a false claim is never half spoken; for a voice
-pipeline that speaks whole sentences anyway this costs nothing.
+successful calls returned, or that nothing was done. In ``run_stream`` a sentence is held
+from its first word that a claim needs until it is complete and checked, so a false claim
+is never spoken; other text streams a few words late (``_HoldClaims``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
-from edgevox.agents.slm.claims import find_claims, unbacked
+from edgevox.agents.slm.claims import TRIGGERS, unbacked
 from edgevox.agents.speech import summarise
 
 NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an action, call the tool "
         "for it now; otherwise answer in words without saying that anything was done.")
-_ENDS = ".!?\n"
+_END = re.compile(r"[.!?\n]")
+_TOKEN = re.compile(r"[\w'’]+|\s+|[^\w\s]")
 
 
 def from_results(ctx: TurnContext) -> str:
@@ -37,26 +39,62 @@ def from_results(ctx: TurnContext) -> str:
 
 
 class _HoldClaims(StreamFilter):
-    """Speaks sentence by sentence; from the first unbacked claim on, holds everything back
-    (the hook decides what is said)."""
+    """What of a streamed reply may be spoken before the hook has seen it whole.
+
+    A sentence's first ``LEAD`` words are held (a claim names its subject first: "I'm",
+    "The garage light"); if a word a claim needs (``claims.TRIGGERS``: an action verb, a
+    device, "done", "now") comes, the sentence is held until complete and checked whole;
+    otherwise it streams word by word. From the first unbacked claim on, everything is held
+    and the hook decides what is said. So a false claim is never spoken, and other text is
+    at most a few words late.
+    """
+
+    LEAD = 5
 
     def __init__(self, ctx: TurnContext):
         self.ctx = ctx
-        self.buf = ""
-        self.holding = False
+        self.buf = ""  # received, not yet spoken
+        self.said = ""  # spoken part of the current sentence
+        self.words = 0  # words of the current sentence spoken
+        self.hold = False  # the current sentence has a trigger word: wait for its end
+        self.blocked = False
 
     def feed(self, text: str) -> str:
-        if self.holding:
+        if self.blocked:
             return ""
         self.buf += text
-        cut = max(self.buf.rfind(c) for c in _ENDS) + 1
-        if cut <= 0:
-            return ""
-        done, self.buf = self.buf[:cut], self.buf[cut:]
-        if find_claims(done) and unbacked(done, self.ctx.records, self.ctx.registry):
-            self.holding = True
-            return ""
-        return done
+        out = ""
+        while True:
+            if self.hold:
+                end = _END.search(self.buf)
+                if end is None:
+                    return out
+                if unbacked(self.said + self.buf[:end.end()], self.ctx.records, self.ctx.registry):
+                    self.blocked = True
+                    return out
+                out += self.buf[:end.end()]
+                self.buf, self.said, self.words, self.hold = self.buf[end.end():], "", 0, False
+                continue
+            commit, words, committed_words = 0, self.words, self.words
+            for m in _TOKEN.finditer(self.buf):
+                tok = m.group()
+                if m.end() == len(self.buf) and tok[0].isalnum():
+                    break  # a word may still grow
+                if tok.lower() in TRIGGERS:
+                    self.hold = True
+                    break
+                words += tok[0].isalnum()
+                if _END.fullmatch(tok):
+                    commit, words, committed_words = m.end(), 0, 0
+                elif words >= self.LEAD:
+                    commit, committed_words = m.end(), words
+            spoken, self.buf = self.buf[:commit], self.buf[commit:]
+            ends = list(_END.finditer(spoken))
+            self.said = spoken[ends[-1].end():] if ends else self.said + spoken
+            self.words = committed_words
+            out += spoken
+            if not self.hold:
+                return out
 
 
 class FalseClaim(Hook):
