@@ -32,7 +32,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=SPLITS, default="dev",
                    help="dev (for tuning), test (held out: never tune on it) or all (default: dev)")
     p.add_argument("--ids", default=None, help="only these item ids (comma-separated)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N items")
+    p.add_argument("--limit", type=int, default=None,
+                   help="only the first N items of each split, in a fixed order that mixes every kind")
+    p.add_argument("--without-hook", action="append", default=[], metavar="NAME",
+                   help="run without this default SLM hook (e.g. false_claim: what the agent says unchecked)")
     p.add_argument("--data", type=Path, default=None, help="a folder of *.jsonl items instead of the shipped set")
     p.add_argument("--out", type=Path, default=None, help="write one JSON line per turn here")
     p.add_argument("--from", dest="from_rows", type=Path, action="append", default=None,
@@ -67,12 +70,21 @@ def run(args: argparse.Namespace) -> int:
         items = [it for it in items if it.id in want]
     items = mixed(items)  # dev first (its numbers are ready early), every kind in any prefix
     if args.limit is not None:
-        items = items[: args.limit]
+        items = [it for split in ("dev", "test") for it in [i for i in items if i.split == split][: args.limit]]
     if not items:
         raise ValueError("no items selected")
     from edgevox.cli.options import parse_options
 
     options = parse_options(args.agent_options)
+    if args.without_hook:
+        from edgevox.agents import default_slm_hooks
+
+        hooks = default_slm_hooks()
+        unknown = set(args.without_hook) - {h.name for h in hooks}
+        if unknown:
+            raise ValueError(f"no default hook named {', '.join(sorted(unknown))}; "
+                             f"known: {', '.join(h.name for h in hooks)}")
+        options["hooks"] = [h for h in hooks if h.name not in args.without_hook]
     backend = load_model(args.model, preset=args.preset)  # as `edgevox voice` loads it
     out = args.out.open("w", encoding="utf-8") if args.out else None
     rows: list[dict[str, Any]] = []

@@ -40,7 +40,7 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
             verdict = judge_turn(turn.expect, result.calls, result.reply, agent.registry)
             row = {
                 "id": item.id, "turn": n, "split": item.split, "kind": item.kind, "policy": policy,
-                "options": {k: v for k, v in (agent_options or {}).items() if k != "grammar_cache"},
+                "options": _label(agent_options),
                 "say": turn.say, "expect": turn.expect if turn.expect is not None else "none",
                 "calls": [{"name": c.name, "arguments": c.arguments, "ok": c.ok, "dispatched": c.dispatched,
                            "error": c.error, "hop": c.hop} for c in result.calls],
@@ -52,6 +52,18 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
             if on_row is not None:
                 on_row(row)
     return rows
+
+
+def _label(options: dict[str, Any] | None) -> dict[str, Any]:
+    """The agent options of a row, as JSON: hooks by name (what a table tells apart)."""
+    out = {k: v for k, v in (options or {}).items() if k not in ("grammar_cache", "hooks")}
+    if options and "hooks" in options:
+        from edgevox.agents import default_slm_hooks
+
+        given, default = [h.name for h in options["hooks"]], [h.name for h in default_slm_hooks()]
+        out["hooks"] = ",".join([f"-{n}" for n in default if n not in given] + [f"+{n}" for n in given
+                                                                              if n not in default]) or "default"
+    return out
 
 
 def _pct(n: int, d: int) -> float | None:
