@@ -235,12 +235,13 @@ class Home:
                 add_to_shopping_list, remove_from_shopping_list, get_weather, get_time]
 
 
-def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str = "auto",
+def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str | None = None,
                max_tokens: int = 160, **options: Any) -> tuple[Any, Home]:
     """The home-assistant agent exactly as `edgevox voice` builds it, and the home it controls.
 
     One place, so the home evaluation measures what the voice assistant ships: the same
     instructions, SLM hooks, token budget and greedy decoding; ``options`` go to ``LLMAgent``.
+    ``policy`` None leaves the choice to ``LLMAgent`` (its default, or the preset's profile).
     """
     from edgevox.agents import LLMAgent, default_slm_hooks
 
@@ -248,7 +249,8 @@ def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, poli
     options.setdefault("temperature", 0.0)
     options.setdefault("hooks", default_slm_hooks())
     agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=home.tools(), model=model,
-                     preset=preset, tool_choice_policy=policy, max_tokens=max_tokens, **options)
+                     preset=preset, max_tokens=max_tokens,
+                     **({"tool_choice_policy": policy} if policy is not None else {}), **options)
     return agent, home
 
 
