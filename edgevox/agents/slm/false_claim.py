@@ -100,6 +100,7 @@ class _HoldClaims(StreamFilter):
 class FalseClaim(Hook):
     name = "false_claim"
     priority = 45  # last: it reads the reply speakable has cleaned, and defers to earlier retries
+    keeps_calls = True  # acts only on a reply without calls: a call written may start early
 
     def stream_filter(self, ctx: TurnContext) -> StreamFilter:
         return _HoldClaims(ctx)
