@@ -376,23 +376,27 @@ def test_dispatch_many_each_call_has_its_own_timeout() -> None:
 
 
 def test_dispatch_many_stop_cancels_what_is_still_running() -> None:
-    gate = threading.Event()
+    gate, answered, stop = threading.Event(), threading.Event(), threading.Event()
 
     @tool(timeout=30)
     def blocks() -> str:
-        """Wait for the gate."""
+        """Wait for the gate; stop the dispatch once ``quick`` has answered."""
+        answered.wait(10)
+        for t in threading.enumerate():  # its worker ends after its result is stored
+            if t.name == "edgevox-tool-quick":
+                t.join(10)
+        stop.set()
         gate.wait(30)
         return "late"
 
     @tool
     def quick() -> str:
         """Answer at once."""
+        answered.set()
         return "now"
 
     reg = ToolRegistry([blocks, quick])
 
-    stop = threading.Event()
-    threading.Timer(0.05, stop.set).start()
     try:
         results = reg.dispatch_many([("quick", {}), ("blocks", {}), ("nope", {})], stop=stop)
         # the gate is still shut: only the stop event can have ended the wait
