@@ -139,21 +139,24 @@ class _Compiler:
         """An object as ``<parameter=KEY>value</parameter>`` items (Qwen3-Coder's layout):
         strings raw up to the closing tag, other values JSON; blanks around items and
         non-string values are allowed."""
+        from edgevox.formats.qwen3_coder import PARAM_CLOSE, PARAM_OPEN
+
         comp = SchemaCompiler(self.rs, "json", hint, schema)
         parts, extra = comp.top_object(schema, hint)
         if "xml-ws" not in self.rs.rules:
             self.rs.add("xml-ws", "[ \\t\\n]{0,8}")
-            avoid_all_rules(self.rs, "xml-text", ["</parameter>"], followed_by="</parameter>")
+            avoid_all_rules(self.rs, "xml-text", [PARAM_CLOSE], followed_by=PARAM_CLOSE)
         kvs = []
         for key, req, sub in parts:
             if any(c in key for c in "<>\n"):
-                raise GrammarError(f"parameter {key!r} cannot be written inside <parameter=...>")
+                raise GrammarError(f"parameter {key!r} cannot be written inside {PARAM_OPEN}...>")
             value = self.xml_value(comp, sub, f"{hint}-{key}")
-            kv = f'{lit(f"<parameter={key}>")} {value} "</parameter>" xml-ws'
+            kv = f'{lit(f"{PARAM_OPEN}{key}>")} {value} {lit(PARAM_CLOSE)} xml-ws'
             kvs.append((self.rs.add(f"{hint}-{key}-kv", kv), req))
         extra_kv = None
         if extra is not None:
-            extra_kv = self.rs.add(f"{hint}-extra-kv", '"<parameter=" [^<>\\n]+ ">" xml-text "</parameter>" xml-ws')
+            extra_kv = self.rs.add(f"{hint}-extra-kv",
+                                   f'{lit(PARAM_OPEN)} [^<>\\n]+ ">" xml-text {lit(PARAM_CLOSE)} xml-ws')
         return members(kvs, "", extra_kv)
 
     def xml_value(self, comp: SchemaCompiler, schema: Any, where: str) -> str:
@@ -265,16 +268,27 @@ class _Compiler:
 
 # -- tools as a structural tag ----------------------------------------------------------------
 
-# (begin of one call before the name, between name and arguments, end of one call, trigger)
-_TAGGED = {
-    "hermes": ('<tool_call>\n{"name": "', '", "arguments": ', "}\n</tool_call>", "<tool_call>", "\n"),
-    "functionary": ("<function=", ">", "</function>", "<function=", "\n"),
-    "qwen3_coder": ("<tool_call>\n<function=", ">\n", "</function>\n</tool_call>", "<tool_call>", "\n"),
-    "llama32_json": ('{"name": "', '", "parameters": ', "}", '{"name": ', "; "),
-}
-# list formats: (opener of the list, closer), items {"name": ..., "arguments": ...} joined by ", "
-_LISTED = {"phi4": ("<|tool_call|>[", "]<|/tool_call|>"), "granite": ("<|tool_call|>[", "]"),
-           "mistral": ("[TOOL_CALLS][", "]"), "xlam": ("[", "]"), "json_fenced": ("```json\n[", "]\n```")}
+def _tagged() -> dict[str, tuple[str, str, str, str, str]]:
+    """Per call: (before the name, between name and arguments, after the arguments,
+    trigger, separator between calls), from the dialects' own literals."""
+    from edgevox.formats import functionary, hermes, qwen3_coder
+
+    return {
+        "hermes": (hermes.OPEN + '\n{"name": "', '", "arguments": ', "}\n" + hermes.CLOSE, hermes.OPEN, "\n"),
+        "functionary": (functionary.OPEN, ">", functionary.CLOSE, functionary.OPEN, "\n"),
+        "qwen3_coder": (hermes.OPEN + "\n" + functionary.OPEN, ">\n",
+                        qwen3_coder.FN_CLOSE + "\n" + hermes.CLOSE, hermes.OPEN, "\n"),
+        "llama32_json": ('{"name": "', '", "parameters": ', "}", '{"name": ', "; "),
+    }
+
+
+def _listed() -> dict[str, tuple[str, str]]:
+    """List formats: (opener of the list, closer); items {"name": ..., "arguments": ...}."""
+    from edgevox.formats import granite, json_fenced, mistral, phi4
+
+    return {"phi4": (granite.OPEN + "[", "]" + phi4.CLOSE), "granite": (granite.OPEN + "[", "]"),
+            "mistral": (mistral.OPEN + "[", "]"), "xlam": ("[", "]"),
+            "json_fenced": (json_fenced.OPEN + "\n[", "]\n" + json_fenced.FENCE)}
 
 
 def tools_structural_tag(tools: Any, wire_format: str, *, tool_choice: Any = None,
@@ -297,7 +311,7 @@ def tools_structural_tag(tools: Any, wire_format: str, *, tool_choice: Any = Non
     required = strategy != "free" and strategy != "reply_or_tool"
     if strategy == "none":
         fmt_obj = _answer_only(fmt)
-    elif validation != "schema_aware" or (fmt.name not in _TAGGED and fmt.name not in _LISTED
+    elif validation != "schema_aware" or (fmt.name not in _tagged() and fmt.name not in _listed()
                                           and fmt.name != "envelope"):
         g = grammar_for_strategy("reply_or_tool" if strategy == "free" else strategy, tools, fmt.name,
                                  parallel_tool_calls=parallel, validation=validation)
@@ -328,8 +342,8 @@ def _envelope_answer() -> dict:
 
 
 def _calls_tag(name: str, entries: Sequence[tuple[str, Any]], parallel: bool, required: bool) -> dict:
-    if name in _TAGGED:
-        head, mid, end, trigger, sep = _TAGGED[name]
+    if name in _tagged():
+        head, mid, end, trigger, sep = _tagged()[name]
         style = "qwen_xml" if name == "qwen3_coder" else "json"
         tags = [{"type": "tag", "begin": head + n + mid, "end": end,
                  "content": {"type": "json_schema", "json_schema": _schema(p), "style": style}}
@@ -349,7 +363,7 @@ def _calls_tag(name: str, entries: Sequence[tuple[str, Any]], parallel: bool, re
             listed = {"type": "tag", "begin": "[", "end": "]", "content": {**one, "stop_after_first": False}}
             calls = {"type": "or", "elements": [one, listed]}
         return calls if required else {"type": "or", "elements": [calls, _envelope_answer()]}
-    opener, closer = _LISTED[name]
+    opener, closer = _listed()[name]
     block = {"type": "tag", "begin": opener, "end": closer, "content": {**one, "stop_after_first": not parallel}}
     if required:
         return block

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re
 
+from ...formats.deepseek import CALL_BEGIN, CALL_END, CALLS_BEGIN, CALLS_END, LITERALS, SEP
 from .._values import decode_at, items_from_value
 from ..base import Detector
 from ..types import RejectedCall, Span
-
-CALLS_BEGIN, CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
-CALL_BEGIN, CALL_END, SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
 
 _HEAD = re.compile(re.escape(CALL_BEGIN) + r"(?:function" + re.escape(SEP) + r"([^\n<]+?)\s*\n\s*```(?:jsonc?)?\s*\n"
                    r"|([^\n<]+?)" + re.escape(SEP) + r")")
@@ -27,7 +25,7 @@ class DeepSeek(Detector):
     """DeepSeek V3 / R1 / V3.1 calls (see module docstring)."""
 
     name = "deepseek"
-    markers = (CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP)
+    markers = LITERALS
 
     def pending(self, text: str) -> int | None:
         # an opened call (or call list) that has not ended yet may still become calls
