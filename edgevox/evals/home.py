@@ -34,6 +34,7 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
         home = Home(now=CLOCK)
         agent, _ = home_agent(backend, home=home, policy=policy, **opts)
         for n, turn in enumerate(item.turns):
+            before = dict(agent.hook_stats)
             t0 = time.perf_counter()
             result = agent.run(turn.say)
             latency = time.perf_counter() - t0
@@ -46,7 +47,8 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
                            "error": c.error, "hop": c.hop} for c in result.calls],
                 "reply": result.reply, **verdict,
                 "latency_s": round(latency, 3), "hops": result.hops, "stopped": result.stopped_reason,
-                "hooks": agent.hook_stats, "home": home.summary(),
+                "hooks": {k: v - before.get(k, 0) for k, v in agent.hook_stats.items() if v > before.get(k, 0)},
+                "preset": agent.preset.name, "home": home.summary(),
             }
             rows.append(row)
             if on_row is not None:
@@ -83,8 +85,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The metrics of a set of rows (turns).
 
     Requests: right / missed / wrong in % of request turns. No tool fits: unwanted in % of
-    those turns, and the number of calls that ran there. False claims: a count over all
-    turns. Latency: p50/p90 of the wall time per turn, in seconds.
+    those turns, and the number of calls that ran there. False claims: turns whose final
+    reply still claims what no call did; claims caught: turns where the ``false_claim`` hook
+    acted (retried or rephrased). Latency: p50/p90 of the wall time per turn, in seconds.
     """
     req = [r for r in rows if r["expect"] != "none"]
     none = [r for r in rows if r["expect"] == "none"]
@@ -97,20 +100,22 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "unwanted_pct": _pct(count(none, "unwanted"), len(none)),
         "unwanted_calls": sum(r["ran"] for r in none),
         "false_claims": sum(1 for r in rows if r["false_claim"]),
+        "claims_caught": sum(1 for r in rows if (r.get("hooks") or {}).get("false_claim")),
         "p50_s": _quantile(lat, 0.5), "p90_s": _quantile(lat, 0.9),
     }
 
 
-COLUMNS = [("policy", "policy"), ("split", "split"), ("turns", "turns"), ("right_pct", "right %"),
+COLUMNS = [("policy", "setup"), ("split", "split"), ("turns", "turns"), ("right_pct", "right %"),
            ("missed_pct", "missed %"), ("wrong_pct", "wrong %"), ("unwanted_pct", "unwanted %"),
-           ("unwanted_calls", "unwanted calls"), ("false_claims", "false claims"), ("p50_s", "p50 s"),
-           ("p90_s", "p90 s")]
+           ("unwanted_calls", "unwanted calls"), ("false_claims", "false claims"),
+           ("claims_caught", "claims caught"), ("p50_s", "p50 s"), ("p90_s", "p90 s")]
 
 
 def setup_of(row: dict[str, Any]) -> str:
     """What a row was run with: the policy, then any agent options over the defaults."""
     opts = row.get("options") or {}
-    return " ".join([row["policy"], *(f"{k}={v}" for k, v in sorted(opts.items()))])
+    head = [row["preset"]] if row.get("preset") else []
+    return " ".join([*head, row["policy"], *(f"{k}={v}" for k, v in sorted(opts.items()))])
 
 
 def table(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:

@@ -72,6 +72,12 @@ def test_a_claim_is_backed_by_a_successful_call_on_its_topic_in_its_direction():
     assert not unbacked("The garage light is now on.", garage_on)
     assert not unbacked("Done.", garage_on) and unbacked("Done.", [])
     assert not unbacked("It's 14 degrees and partly cloudy.", [])
+    heat = [_rec("set_thermostat", temperature=23)]
+    assert "23" not in unbacked("The thermostat has been set to 22 degrees.", heat)[0]
+    assert not unbacked("The thermostat has been set to 23 degrees.", heat)
+    dim = [CallRecord("set_light", {"room": "office", "on": True}, result={"brightness": 40})]
+    assert not unbacked("The office light is now on at 40%.", dim)  # the amount came back in the result
+    assert unbacked("The office light is now set to 60 percent.", dim)
 
 
 def _agent(script, tools=(get_time, get_weather, set_lights, start_timer), **kw):

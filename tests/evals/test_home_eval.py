@@ -137,11 +137,12 @@ def _row(policy, split, expect, verdict, latency, claim=False, ran=0):
 def test_summary_and_table_count_what_the_rows_say():
     rows = [_row("auto", "dev", LIGHT_ON, "right", 1.0, ran=1), _row("auto", "dev", LIGHT_ON, "missed", 2.0),
             _row("auto", "dev", LIGHT_ON, "wrong", 3.0, claim=True, ran=1), _row("auto", "test", LIGHT_ON, "right", 4.0, ran=1),
-            _row("auto", "dev", "none", "unwanted", 5.0, ran=2), _row("auto", "test", "none", "ok", 6.0)]
+            _row("auto", "dev", "none", "unwanted", 5.0, ran=2),
+            dict(_row("auto", "test", "none", "ok", 6.0), hooks={"false_claim": 1})]
     s = summarise(rows)
     assert (s["requests"], s["no_tool"]) == (4, 2)
     assert (s["right_pct"], s["missed_pct"], s["wrong_pct"]) == (50.0, 25.0, 25.0)
-    assert (s["unwanted_pct"], s["unwanted_calls"], s["false_claims"]) == (50.0, 2, 1)
+    assert (s["unwanted_pct"], s["unwanted_calls"], s["false_claims"], s["claims_caught"]) == (50.0, 2, 1, 1)
     assert s["p50_s"] == 3.5 and s["p90_s"] == 5.5
     summaries, md = table(rows + [dict(r, policy="required_first_hop") for r in rows])
     assert [(x["policy"], x["split"]) for x in summaries] == [
@@ -194,3 +195,19 @@ def test_agent_options_parse_and_label_the_rows():
         parse_options(["max_hops"])
     rows = [dict(_row("auto", "dev", "none", "ok", 1.0), options={"max_hops": 2}), _row("auto", "dev", "none", "ok", 1.0)]
     assert [s["policy"] for s in table(rows)[0] if s["split"] == "dev"] == ["auto max_hops=2", "auto"]
+
+
+def test_the_command_tabulates_earlier_rows_and_refuses_bad_options(tmp_path, capsys):
+    from edgevox.cli import main
+
+    rows = [_row("auto", "dev", LIGHT_ON, "right", 1.0, ran=1), _row("auto", "test", "none", "unwanted", 2.0, ran=1)]
+    f = tmp_path / "rows.jsonl"
+    f.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["eval", "home", "--from", str(f), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(s["split"], s["right_pct"], s["unwanted_pct"]) for s in out] == [
+        ("dev", 100.0, None), ("test", None, 100.0), ("all", 100.0, 100.0)]
+    assert main(["eval", "home", "--set", "max_hops", "--limit", "1"]) == 1
+    assert "KEY=VALUE" in capsys.readouterr().err
+    assert main(["eval", "home", "--without-hook", "nope", "--limit", "1"]) == 1
+    assert "no default hook named nope" in capsys.readouterr().err

@@ -13,7 +13,8 @@ new state ("is now on"). Its *topic* (lights, timer, thermostat, music, volume, 
 read from the same sentence; a claim is backed when a call of that turn succeeded on a tool
 whose name or description mentions that topic (any successful call backs a claim with no
 topic, e.g. "Done."). For on/off it also checks the direction against the call's ``on``
-argument.
+argument, and an amount said in percent or degrees must be one the backing calls were
+given or returned ("set to 22 degrees" after a call that set 23 is a contradiction).
 """
 
 from __future__ import annotations
@@ -115,6 +116,24 @@ def _tool_topics(name: str, description: str) -> set[str]:
     return {t for t, keys in TOPICS.items() if words & set(keys)}
 
 
+_AMOUNT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b|°|degrees?\b)")
+
+
+def _numbers(value: Any) -> set[float]:
+    """Every number inside a call's arguments or result (nested dicts and lists too)."""
+    if isinstance(value, bool):
+        return set()
+    if isinstance(value, (int, float)):
+        return {float(value)}
+    if isinstance(value, str):
+        return {float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", value)}
+    if isinstance(value, dict):
+        return set().union(*(_numbers(v) for v in value.values())) if value else set()
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_numbers(v) for v in value)) if value else set()
+    return set()
+
+
 def unbacked(text: str, calls: list[Any], registry: Any = None) -> list[str]:
     """Why claims in ``text`` are false given the turn's calls (``CallRecord``-like objects:
     ``name``, ``arguments``, ``error``, ``dispatched``); empty when every claim is backed.
@@ -135,6 +154,12 @@ def unbacked(text: str, calls: list[Any], registry: Any = None) -> list[str]:
                 backing.append(c)
         if not backing:
             reasons.append(f"claims a {claim.topic} action with no successful {claim.topic} call: {claim.sentence!r}")
+            continue
+        said_amounts = {float(n) for n in _AMOUNT.findall(claim.sentence.lower())}
+        done_amounts = set().union(*(_numbers(c.arguments) | _numbers(getattr(c, "result", None)) for c in backing))
+        if said_amounts - done_amounts:
+            shown = ", ".join(f"{n:g}" for n in sorted(said_amounts - done_amounts))
+            reasons.append(f"says {shown} but no call set that amount: {claim.sentence!r}")
             continue
         if claim.state is not None:
             states = {c.arguments.get("on") for c in backing if isinstance(c.arguments.get("on"), bool)}
