@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from edgevox.cli import say_error
+
 __all__ = ["add_subparser", "main"]
 
 
@@ -62,7 +64,7 @@ def _run_fetch(args: argparse.Namespace) -> int:
     try:
         path = fetch(dest=args.dest, wheel=args.wheel or args.data, force=args.force)
     except (BfclDataError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say_error("bfcl", exc)
         return 1
     if args.json:
         print(json.dumps({"data": str(path), "version": BFCL_VERSION}))
@@ -72,7 +74,7 @@ def _run_fetch(args: argparse.Namespace) -> int:
 
 
 def _add_run(commands: Any) -> None:
-    from edgevox.bfcl.runner import POLICIES, SYSTEM_PROMPTS
+    from edgevox.bfcl.runner import RUN_POLICIES, SYSTEM_PROMPTS
     from edgevox.cli.options import add_agent_options
 
     run = commands.add_parser(
@@ -98,7 +100,7 @@ def _add_run(commands: Any) -> None:
     )
     run.add_argument(
         "--policy",
-        choices=POLICIES,
+        choices=RUN_POLICIES,
         help="(default reply_or_tool) auto = no grammar; reply_or_tool = reply text or well-formed calls; "
         "required = calls only",
     )
@@ -177,17 +179,14 @@ def _run_run(args: argparse.Namespace) -> int:
 
     agent = args.engine == "agent"
     if agent and (args.peer or args.policy or args.system or args.wire_format or args.abstain or args.reuse):
-        print("error: --engine agent runs LLMAgent's shipped defaults; change them with --set KEY=VALUE, "
-              "not --peer/--policy/--system/--wire-format/--abstain/--reuse", file=sys.stderr)
+        say_error("bfcl", "--engine agent runs LLMAgent's shipped defaults; change them with --set KEY=VALUE, "
+                  "not --peer/--policy/--system/--wire-format/--abstain/--reuse")
         return 2
     if args.agent_options and not agent:
-        print("error: --set applies to --engine agent only", file=sys.stderr)
+        say_error("bfcl", "--set applies to --engine agent only")
         return 2
     if args.peer and args.policy not in (None, "auto"):
-        print(
-            "error: --peer runs llama-cpp-python's own tool calling; --policy does not apply",
-            file=sys.stderr,
-        )
+        say_error("bfcl", "--peer runs llama-cpp-python's own tool calling; --policy does not apply")
         return 2
     ids = _split(args.ids) or None
     try:
@@ -197,12 +196,12 @@ def _run_run(args: argparse.Namespace) -> int:
             for cat in _split(args.categories)
         ]
     except (BfclDataError, KeyError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say_error("bfcl", exc)
         return 1
     # round-robin over categories: a run stopped early still covers every category evenly
     cases = [c for group in itertools.zip_longest(*per_cat) for c in group if c is not None]
     if not cases:
-        print("error: no cases selected", file=sys.stderr)
+        say_error("bfcl", "no cases selected")
         return 1
     existing = {r["id"]: r for r in read_records(args.out)}
     if all(c.id in existing for c in cases) and not agent:  # resume with nothing left: no model needed
@@ -225,11 +224,8 @@ def _run_run(args: argparse.Namespace) -> int:
             if (r.get(k) or None) != (v or None)
         ]
         if clash:
-            print(
-                f"error: {args.out} holds records of another run ({', '.join(sorted(set(clash)))} "
-                "differ); use a new --out file",
-                file=sys.stderr,
-            )
+            say_error("bfcl", f"{args.out} holds records of another run "
+                      f"({', '.join(sorted(set(clash)))} differ); use a new --out file")
             return 2
         _write_and_print_summary([existing[c.id] for c in cases], args)
         return 0
@@ -280,7 +276,7 @@ def _run_run(args: argparse.Namespace) -> int:
             }
         records = run_cases(cases, engine, args.out, progress=not args.no_progress)
     except RunConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say_error("bfcl", exc)
         return 2
     finally:
         if engine is not None:
@@ -348,7 +344,7 @@ def _run_replay(args: argparse.Namespace) -> int:
 
     files = [Path(f) for f in args.files] or pinned_files()
     if not files:
-        print("error: no files given and no pinned set in bfcl/pinned/", file=sys.stderr)
+        say_error("bfcl", "no files given and no pinned set in bfcl/pinned/")
         return 1
     baseline_path = args.baseline or (None if args.files else BASELINE_PATH)
     t0 = time.perf_counter()
@@ -362,7 +358,7 @@ def _run_replay(args: argparse.Namespace) -> int:
             fixed += [f"{f.name}:{i}" for i in res.fixed]
             broken += [f"{f.name}:{i}" for i in res.broken]
     except (BfclDataError, OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say_error("bfcl", exc)
         return 1
     elapsed = time.perf_counter() - t0
     groups = {g: summarize(rows) for g, rows in by_group(records).items()}
@@ -374,7 +370,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         try:
             allow = load_allowlist()
         except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            say_error("bfcl", exc)
             return 1
         problems = compare(make_baseline(records), load_baseline(baseline_path), allow)
     if args.json:
@@ -453,7 +449,7 @@ def _run_report(args: argparse.Namespace) -> int:
         refs = {} if args.no_reference else {r["label"]: r["accuracy"] for r in spec.get("reference", [])}
         cmp = compare_runs(runs, refs, spec.get("title", "BFCL AST accuracy per category"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say_error("bfcl", exc)
         return 1
     out = Path(args.out)
     md = out.with_name(out.name + ".md")
@@ -470,7 +466,7 @@ def _run_report(args: argparse.Namespace) -> int:
     try:
         png = plot_comparison(cmp, out.with_name(out.name + ".png"))
     except PlotUnavailable as exc:
-        print(f"error: wrote {md} but no chart: {exc}", file=sys.stderr)
+        say_error("bfcl", f"wrote {md} but no chart: {exc}")
         return 1
     print(f"wrote {md} and {png}", file=sys.stderr)
     return 0

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from edgevox.formats import call_openers, gemma, hermes
 log = logging.getLogger(__name__)
 
 __all__ = [
-    "POLICIES",
+    "RUN_POLICIES",
     "SYSTEM_PROMPTS",
     "EdgeVoxEngine",
     "Engine",
@@ -46,7 +45,9 @@ __all__ = [
     "score_peer",
 ]
 
-POLICIES = ("auto", "reply_or_tool", "required")
+#: What grammar a BFCL run decodes under (not the agent's tool_choice policies, which are
+#: edgevox.grammars.POLICIES): none, the reply-or-calls union, or calls only.
+RUN_POLICIES = ("auto", "reply_or_tool", "required")
 
 #: Named system prompts for ``--system``; anything else given there is used verbatim.
 #: "none" keeps the template's own default system text.
@@ -280,8 +281,8 @@ class EdgeVoxEngine:
     ) -> None:
         if validation not in ("none", "structural", "schema_aware"):
             raise RunConfigError(f"unknown validation {validation!r}; choose none, structural or schema_aware")
-        if policy not in POLICIES:
-            raise RunConfigError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        if policy not in RUN_POLICIES:
+            raise RunConfigError(f"unknown policy {policy!r}; choose one of {', '.join(RUN_POLICIES)}")
         if wire_format is not None:
             from edgevox.grammars.wire import get_format
 
@@ -573,17 +574,21 @@ def run_cases(
                 with path.open("a", encoding="utf-8") as fa:
                     fa.write("\n")
     bar = None
-    if progress and todo:
-        from tqdm import tqdm
-
-        bar = tqdm(
-            total=len(todo),
-            desc=f"bfcl {config['policy']}",
-            unit="case",
-            file=sys.stderr,
-            mininterval=2.0,
-            dynamic_ncols=True,
+    if progress and todo:  # rich, the project's one progress library (also `edgevox models pull`)
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
         )
+
+        bar = Progress(TextColumn(f"bfcl {config['policy']}"), BarColumn(), MofNCompleteColumn(),
+                       TextColumn("{task.fields[note]}"), TimeRemainingColumn(),
+                       console=Console(stderr=True), refresh_per_second=0.5)
+        task = bar.add_task("cases", total=len(todo), note="")
+        bar.start()
     ok = 0
     try:
         with path.open("a", encoding="utf-8") as fh:
@@ -605,9 +610,8 @@ def run_cases(
                 done[case.id] = record
                 ok += bool(record["valid"])
                 if bar is not None:
-                    bar.set_postfix_str(f"{case.category} acc {ok}/{i}", refresh=False)
-                    bar.update(1)
+                    bar.update(task, advance=1, note=f"{case.category} acc {ok}/{i}")
     finally:
         if bar is not None:
-            bar.close()
+            bar.stop()
     return [done[c.id] for c in cases if c.id in done]

@@ -57,10 +57,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # every expected error type carries a one-sentence message
         if args.verbose:
             raise
-        print(f"edgevox {args.command}: {_one_line(exc)}", file=sys.stderr)
+        say_error(args.command, exc)
         return 1
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
+def say_error(command: str, problem: object) -> None:
+    """The one error style of every sub-command: ``edgevox COMMAND: one line`` on stderr."""
+    print(f"edgevox {command}: {_one_line(problem)}", file=sys.stderr)
+
+
+def _one_line(problem: object) -> str:
+    text = str(problem).strip() or type(problem).__name__
     return text.splitlines()[0]

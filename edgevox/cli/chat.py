@@ -13,10 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from edgevox.cli import say_error
+
 TOOLSETS = ("none", "home")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from edgevox.grammars.choice import POLICIES  # the one list of tool_choice policies
+
     p = sub.add_parser("chat", help="talk to the model in text (REPL, or one --prompt)")
     p.add_argument("--model", default="qwen2.5-coder-0.5b", help="registered name, GGUF path or server URL")
     p.add_argument("--preset", default=None, help="preset name (default: from the model)")
@@ -31,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tools", choices=TOOLSETS, default="none",
                    help="tool set: none, or home (lights, thermostat, timers, music, volume, "
                         "shopping list, weather, time)")
-    p.add_argument("--policy", default="auto", choices=("auto", "required_first_hop", "required_always"),
+    p.add_argument("--policy", default="auto", choices=POLICIES,
                    help="tool_choice policy")
     p.add_argument("--max-hops", type=int, default=4)
     p.add_argument("--instructions", default=None, help="system instructions for the agent")
@@ -122,7 +126,7 @@ def run_tui(args: argparse.Namespace) -> int:
     face = Face(model)
     problem = face.problem()
     if problem:
-        print(f"edgevox chat: {problem}", file=sys.stderr)
+        say_error("chat", problem)
         return 1
     agent = build_agent(args)
     index = 0

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from edgevox.cli import say_error
 from edgevox.grammars.choice import POLICIES
 
 #: the policy `edgevox voice` and `demo` use unless told otherwise. Not a forced first-hop
@@ -159,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
             for d in list_devices():
                 print(d)
         except AudioError as exc:
-            print(f"edgevox voice: {exc}", file=sys.stderr)
+            say_error("voice", exc)
             return 1
         return 0
     try:
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             return run_tui(args, pipe)
         pipe, agent, home, ready = start_up(args, pipe)
     except (ValueError, RuntimeError) as exc:  # an unknown wake word, a missing extra
-        print(f"edgevox voice: {exc}", file=sys.stderr)
+        say_error("voice", exc)
         return 2
     print(f"ready in {ready['seconds']:.1f}s (prompt cache: {ready['prompt_cache']})", file=sys.stderr)
     if args.input is not None:
@@ -191,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
         reports = pipe.run_live(responder_for(agent), input_device=args.input_device,
                                 output_device=args.output_device, duplex=args.duplex)
     except AudioError as exc:
-        print(f"edgevox voice: {exc}", file=sys.stderr)
+        say_error("voice", exc)
         return 1
     for rep in reports:
         print_report(rep, home)
@@ -213,7 +214,7 @@ def run_tui(args: argparse.Namespace, pipe: Any) -> int:
     except AudioError as exc:
         problem = str(exc)
     if problem:
-        print(f"edgevox voice: {problem}", file=sys.stderr)
+        say_error("voice", problem)
         return 1
     quit_ = threading.Event()
     with face:
@@ -238,7 +239,7 @@ def run_tui(args: argparse.Namespace, pipe: Any) -> int:
                 err = exc
             else:
                 return 0
-    print(f"edgevox voice: {err}", file=sys.stderr)
+    say_error("voice", err)
     return 1
 
 

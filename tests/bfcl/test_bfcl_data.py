@@ -196,7 +196,7 @@ def test_cli_fetch_reports_one_error_sentence(tmp_path, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "does not exist" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("edgevox bfcl: ") and "does not exist" in lines[0]
 
 
 def test_cli_registers_on_the_edgevox_parser():

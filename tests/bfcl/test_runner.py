@@ -239,7 +239,7 @@ def test_run_refuses_to_mix_configurations(tmp_path, cases) -> None:
 
 def test_summary_table(tmp_path, cases) -> None:
     out = tmp_path / "run.jsonl"
-    recs = run_cases(list(cases.values()), FakeEngine(FACTORIAL), out, progress=False)
+    recs = run_cases(list(cases.values()), FakeEngine(FACTORIAL), out, progress=True)  # the bar runs too
     s = summarize(recs)
     assert s["simple_python"]["n"] == 3 and s["simple_python"]["correct"] == 1
     assert s["simple_python"]["accuracy"] == pytest.approx(33.33)
