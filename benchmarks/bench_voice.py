@@ -266,7 +266,7 @@ def main() -> None:
         backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset="qwen25", n_ctx=4096)
         agent, _home = home_agent(backend, policy="auto")
         bare, _home2 = home_agent(backend, policy="auto", warm=False)
-        for t in bare.registry.tools():
+        for t in bare.registry:
             t.say = None  # the model words every result: a second hop
 
         def responder_of(a):

@@ -21,6 +21,7 @@ Session consistency (what the history holds after a turn):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -855,8 +856,12 @@ class WarmJob:
         self._thread.start()
 
     def _run(self, agent: LLMAgent, persist: bool) -> None:
+        # the backend's lock around tokenizing too: a model closed meanwhile is refused
+        # (an error), never read after it was freed
+        lock = getattr(agent.backend, "lock", None) or contextlib.nullcontext()
         try:
-            self.info = agent.backend.warm_prefix(agent.prefix_tokens(), persist=persist)
+            with lock:
+                self.info = agent.backend.warm_prefix(agent.prefix_tokens(), persist=persist)
         except Exception as exc:  # a failed warm-up only costs time: the turn evaluates it
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("agent %r: warming the prompt prefix failed (%s)", agent.name, self.error)

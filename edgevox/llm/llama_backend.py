@@ -80,6 +80,7 @@ class LlamaBackend:
         #: directory, a path or a PromptCache, False/None = never on disk
         self.prompt_cache: Any = _prompt_cache(prompt_cache)
         self._state_fields: dict[str, Any] | None = None
+        self._closed = False
 
     def with_preset(self, preset: str | Preset) -> LlamaBackend:
         """This loaded model under another preset (e.g. ``"qwen25+envelope"``): a second
@@ -123,6 +124,8 @@ class LlamaBackend:
 
     def tokenize(self, text: str) -> list[int]:
         """Tokens of a rendered prompt: special tokens parsed, one BOS at most."""
+        if self._closed:  # llama.cpp would read freed memory
+            raise RuntimeError("the model is closed")
         toks = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         bos = self.llm.token_bos()
         if self._add_bos and bos >= 0 and (not toks or toks[0] != bos):
@@ -168,6 +171,8 @@ class LlamaBackend:
         cache = self.prompt_cache if persist else None
         with self.lock:
             llm = self.llm
+            if self._closed:  # a warm-up that outlived the model: nothing to warm
+                raise RuntimeError("the model is closed")
             if llm.n_tokens >= len(toks) and list(llm.input_ids[: len(toks)]) == toks:
                 if llm.n_tokens > len(toks):  # forget what followed: the next turn differs there
                     llm._ctx.kv_cache_seq_rm(-1, len(toks), -1)
@@ -358,6 +363,7 @@ class LlamaBackend:
     def close(self) -> None:
         """Free the model's memory now rather than at garbage collection."""
         with self.lock:
+            self._closed = True
             llm = getattr(self, "llm", None)
             if llm is not None and hasattr(llm, "close"):
                 llm.close()
