@@ -21,7 +21,7 @@ def _tools():
     return [t.openai_schema() for t in Home().tools()]
 
 
-@pytest.fixture(scope="module", params=["qwen", "gemma", "qwen-envelope"])
+@pytest.fixture(scope="module", params=["qwen", "gemma", "qwen-envelope", "gemma-envelope"])
 def backend(request):
     name, _, wire = request.param.partition("-")
     b = request.getfixturevalue(f"{name}_backend")
