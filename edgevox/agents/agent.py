@@ -37,6 +37,7 @@ from edgevox.agents.session import Session
 from edgevox.agents.speech import summarise
 from edgevox.agents.types import (
     STOP_CANCELLED,
+    STOP_CONFIRM,
     STOP_CONTEXT,
     STOP_ERROR,
     STOP_HOOK,
@@ -54,6 +55,8 @@ from edgevox.agents.types import (
 log = logging.getLogger(__name__)
 
 _POLL_S = 0.02  # how often a cancelled tool wait checks the stop event
+_DECISIONS = 12  # sampled tokens whose margins are kept: enough to cover "answer or call" and the name
+DEFAULT_INSTRUCTIONS = "You are a helpful voice assistant. Answer in one or two short sentences."
 
 
 class _Stop:
@@ -123,17 +126,25 @@ class LLMAgent:
     ``response_format``: ``{"type": "structural_tag", "format": {...}}`` (as vLLM and
     SGLang take it) to run instead of the preset's tool grammar on every hop that offers
     tools; compiled here, so a malformed one fails at construction, naming the field.
+
+    ``instructions``, ``tool_choice_policy``, ``demonstrations`` and ``confirm_below``
+    default to the preset's calling profile (its ``[profile]`` table, chosen per model by
+    measurement; see ``presets/``). ``demonstrations``: True builds them from the tools
+    (``edgevox.agents.demonstrations``), False shows none, or a list of ``Demo``.
+    ``confirm_below``: a call whose confidence (``edgevox.agents.confirm``) is below this
+    margin is asked about instead of run; None never asks (``@tool(confirm=True)`` always does).
     """
 
     def __init__(self, name: str = "assistant", description: str = "",
-                 instructions: str = "You are a helpful voice assistant. Answer in one or two short sentences.",
+                 instructions: str | None = None,
                  tools: Iterable[Any] | Any = (), model: Any = None, preset: Any = None, *,
-                 tool_choice_policy: str = "auto", tool_choice: Any = None,
+                 tool_choice_policy: str | None = None, tool_choice: Any = None,
                  hooks: Iterable[Hook] = (), max_hops: int = 4, max_tokens: int = 256,
                  temperature: float | None = None, seed: int | None = None,
                  parallel_tool_calls: bool = True, tool_timeout: float | None = 10.0,
                  grammar_cache: Any = None, session: Session | None = None,
                  phrases: Phrases = DEFAULT_PHRASES, model_options: dict[str, Any] | None = None,
+                 demonstrations: Any = None, confirm_below: float | None = None,
                  warm: bool = True, validation: str | None = None,
                  response_format: dict[str, Any] | None = None):
         from edgevox.grammars import POLICIES, GrammarCache, check_validation
@@ -144,7 +155,7 @@ class LLMAgent:
             raise ValueError("LLMAgent needs a model: a registered name, a GGUF path, a URL or a backend")
         if validation is not None:
             check_validation(validation)
-        if tool_choice_policy not in POLICIES:
+        if tool_choice_policy is not None and tool_choice_policy not in POLICIES:
             raise ValueError(f"unknown tool_choice_policy {tool_choice_policy!r}; allowed: {', '.join(POLICIES)}")
         if not isinstance(max_hops, int) or isinstance(max_hops, bool) or max_hops < 1:
             raise ValueError(f"max_hops must be an int >= 1, got {max_hops!r}")
@@ -154,7 +165,6 @@ class LLMAgent:
             raise ValueError(f"tool_timeout must be a positive number of seconds or None, got {tool_timeout!r}")
         self.name = name
         self.description = description
-        self.instructions = instructions
         self.registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         if isinstance(model, str) or not hasattr(model, "stream"):
             from edgevox.llm import load_model
@@ -173,7 +183,18 @@ class LLMAgent:
         self.validation = validation
         self.response_format = response_format
         self._response_grammar = response_format_grammar(response_format)
-        self.tool_choice_policy = tool_choice_policy
+        profile = getattr(self.preset, "profile", None) or {}
+        self.profile: dict[str, Any] = dict(profile)
+        self.instructions = instructions if instructions is not None else profile.get("instructions", DEFAULT_INSTRUCTIONS)
+        self.tool_choice_policy = tool_choice_policy or profile.get("policy", "auto")
+        if self.tool_choice_policy not in POLICIES:
+            raise ValueError(f"preset {self.preset.name!r}: unknown profile policy {self.tool_choice_policy!r}")
+        self.constrain_auto = bool(profile.get("constrain_auto", False))
+        self.confirm_below = confirm_below if confirm_below is not None else profile.get("confirm_below")
+        if demonstrations is None:
+            demonstrations = bool(profile.get("demonstrations", False))
+        self._demo_setting = self._check_demonstrations(demonstrations)
+        self._demo_cache: tuple[str, list[Any]] | None = None
         self.tool_choice = tool_choice
         self.max_hops = max_hops
         self.max_tokens = max_tokens
@@ -194,14 +215,6 @@ class LLMAgent:
             self.warm()
 
     # -- the static prompt prefix ---------------------------------------------------
-
-    def prompt_prefix(self, session: Session | None = None) -> list[dict]:
-        """The static messages every hop puts before the session's own: the system message
-        (the session's own system text wins over the instructions), then any demonstration
-        turns. Its rendering is what ``warm`` evaluates and the prompt cache keeps."""
-        sess = session if session is not None else self.session
-        system = sess.system if sess.system is not None else self.instructions
-        return [{"role": "system", "content": system}] if system else []
 
     def prefix_tokens(self, session: Session | None = None) -> list[int]:
         """The tokens every turn's prompt starts with: the prefix rendered with the tools,
@@ -240,6 +253,44 @@ class LLMAgent:
         """What the last warm-up did (``source``: memory, disk or evaluated; tokens;
         seconds), or None before it finished."""
         return self._warm.info if self._warm is not None else None
+
+    # -- demonstrations ----------------------------------------------------------------
+
+    @staticmethod
+    def _check_demonstrations(wanted: Any) -> Any:
+        from edgevox.agents.demonstrations import Demo
+
+        if isinstance(wanted, bool):
+            return wanted
+        demos = list(wanted)
+        if not all(isinstance(d, Demo) for d in demos):
+            raise TypeError("demonstrations must be True, False or a list of edgevox.agents.demonstrations.Demo")
+        return demos
+
+    @property
+    def demonstrations(self) -> list[Any]:
+        """The demonstrations shown before the conversation (rebuilt when the tools change)."""
+        from edgevox.agents.demonstrations import build_demonstrations
+
+        if not isinstance(self._demo_setting, bool):
+            return list(self._demo_setting)
+        if not self._demo_setting or not len(self.registry):
+            return []
+        key = self.registry.fingerprint
+        if self._demo_cache is None or self._demo_cache[0] != key:
+            self._demo_cache = (key, build_demonstrations(list(self.registry)))
+        return list(self._demo_cache[1])
+
+    def prompt_prefix(self, session: Session | None = None) -> list[dict]:
+        """The static messages every hop puts before the session's own: the system message
+        (the session's own system text wins over the instructions), then the demonstration
+        turns, rendered by the preset like any other turn."""
+        from edgevox.agents.demonstrations import demonstration_messages
+
+        sess = session if session is not None else self.session
+        system = sess.system if sess.system is not None else self.instructions
+        head = [{"role": "system", "content": system}] if system else []
+        return head + demonstration_messages(self.demonstrations)
 
     # -- public API -----------------------------------------------------------------
 
@@ -353,6 +404,11 @@ class _Turn:
                 return (yield from self._finish(out.end_reply, STOP_HOOK))
             notes: list[str] = []
             hop = 0
+            step = yield from self._settle_pending()
+            if step is not None:
+                if step[0] == "done":
+                    return (yield from self._finish(*step[1]))
+                hop = 1
             while True:
                 if self.stop.is_set():
                     return (yield from self._finish("", STOP_CANCELLED))
@@ -435,6 +491,30 @@ class _Turn:
             return ("done", (self._fallback_reply(), STOP_MAX_HOPS))
         return ("done", (None, STOP_REPLY))
 
+    def _settle_pending(self) -> Generator[Any, None, tuple[str, Any] | None]:
+        """Calls waiting for a yes or no from the previous turn: a yes runs them (the model
+        then words the answer), a no drops them; anything else drops them too and the turn
+        goes on as a new request. None: nothing was pending, or it was dropped that way."""
+        from edgevox.agents.confirm import PENDING_KEY, yes_or_no
+        from edgevox.parsing import ToolCall
+
+        pending = self.session.meta.pop(PENDING_KEY, None)
+        if not pending:
+            return None
+        answer = yes_or_no(self.ctx.text)
+        if answer is None:
+            return None
+        if answer is False:
+            return ("done", (self.agent.phrases.declined, STOP_REPLY))
+        calls = [ToolCall(None, p["name"], dict(p.get("arguments") or {}), confidence=p.get("confidence"))
+                 for p in pending if isinstance(p, dict) and p.get("name") in self.agent.registry.names()]
+        if not calls:
+            return None
+        self.hops = 1
+        output = LLMOutput(hop=0, text="", content="", calls=calls, rejected=[], reasoning=None,
+                           finish_reason="stop", strategy="confirmed")
+        return (yield from self._dispatch(0, output, confirmed=True))
+
     def _drop_note_echo(self, output: LLMOutput, notes: list[str]) -> LLMOutput:
         """Small models sometimes read the runtime's one-off note back: never speak it."""
         content = output.content
@@ -458,7 +538,8 @@ class _Turn:
         # an explicit tool_choice holds for the first hop ("none": for the whole turn), so
         # that after the forced call the model is free to answer
         choice = self.tool_choice if hop == 0 or self.tool_choice == "none" else None
-        return tool_choice_strategy(choice, a.tool_choice_policy, hop, tool_names=a.registry.names())
+        return tool_choice_strategy(choice, a.tool_choice_policy, hop, tool_names=a.registry.names(),
+                                    constrain_auto=a.constrain_auto)
 
     def _grammar(self, strategy: Any, tools: list[dict]) -> Any:
         from edgevox.grammars import GrammarError, grammar_for_strategy
@@ -481,7 +562,7 @@ class _Turn:
             return None
 
     def _messages(self) -> list[dict]:
-        """The static prefix, then the session's conversation."""
+        """The static prefix (system message, demonstrations), then the conversation."""
         with self.session.lock:
             history = [dict(m) for m in self.session.messages]
         return [*self.agent.prompt_prefix(self.session), *history]
@@ -513,6 +594,7 @@ class _Turn:
         if len(backend.tokenize(prompt)) <= budget:
             return msgs, prompt
         turn_start = self.start_len
+        n_head = len(a.prompt_prefix(self.session))
 
         n_head = len(a.prompt_prefix(self.session))
 
@@ -556,6 +638,8 @@ class _Turn:
         self._hop_spoken = ""
         done: list[Any] = []
         opts = {k: v for k, v in request.options.items() if v is not None}
+        if tools and getattr(a.backend, "reports_decisions", False):
+            opts.setdefault("decisions", _DECISIONS)  # margins for the calls' confidence
         t0 = time.perf_counter()
         pieces: list[str] = []
         said: list[str] = []  # the parser's content deltas (what precedes a call)
@@ -573,7 +657,8 @@ class _Turn:
                     elif isinstance(ev, CallComplete):
                         if early:
                             self._start_early(ev.call)
-                        ended = ended or (not a.parallel_tool_calls and bool(tools))
+                        # (not when the call's confidence is wanted: it comes with the end)
+                        ended = ended or (not a.parallel_tool_calls and bool(tools) and a.confirm_below is None)
                 if ended:  # one call allowed and it is complete: nothing more to decode
                     break
         except ContextOverflow as exc:
@@ -599,10 +684,17 @@ class _Turn:
             parsed = parse_tool_calls(text, parsers=a.preset.detectors, tools=tools or None, think_tags=think)
         if ended:  # decoding stopped at the one allowed call: what came after it is undecided
             parsed.calls, parsed.content = parsed.calls[:1], "".join(said).strip()
-        return LLMOutput(hop=request.hop, text=text, content=parsed.content, calls=list(parsed.calls),
+        decisions = completion.info.get("decisions") if completion is not None else None
+        calls = list(parsed.calls)
+        if decisions is not None:
+            from edgevox.agents.confirm import call_confidences
+
+            for call, conf in zip(calls, call_confidences(text, [c.name for c in calls], decisions), strict=True):
+                call.confidence = conf
+        return LLMOutput(hop=request.hop, text=text, content=parsed.content, calls=calls,
                          rejected=list(parsed.rejected), reasoning=parsed.reasoning,
                          finish_reason=completion.finish_reason if completion else "stop",
-                         strategy=request.strategy)
+                         strategy=request.strategy, decisions=decisions)
 
     # -- speaking -----------------------------------------------------------------------
 
@@ -667,8 +759,8 @@ class _Turn:
         takes it over when the final parse has the same call at the same place."""
         a = self.agent
         tool = a.registry.get(call.name)
-        if tool is None:
-            return
+        if tool is None or tool.confirm or a.confirm_below is not None:
+            return  # unknown, or it may have to be asked about first (its confidence comes at the end)
         try:
             tool.validate(call.arguments)
         except Exception:
@@ -686,10 +778,31 @@ class _Turn:
             self.agent._count("early_calls_unused")
             self._early = []
 
-    def _dispatch(self, hop: int, output: LLMOutput) -> Generator[Any, None, tuple[str, Any]]:
+    def _ask_first(self, output: LLMOutput) -> str | None:
+        """The question to ask instead of running these calls, or None to run them: a tool
+        marked ``confirm``, or a call less confident than the agent's ``confirm_below``."""
+        from edgevox.agents.confirm import question_for
+
+        a = self.agent
+        unsure = [c for c in output.calls
+                  if getattr(a.registry.get(c.name), "confirm", False)
+                  or (a.confirm_below is not None and c.confidence is not None
+                      and c.confidence < a.confirm_below)]
+        if not unsure:
+            return None
+        return " ".join(question_for(a.registry.get(c.name), c.name, c.arguments or {}) for c in output.calls)
+
+    def _dispatch(self, hop: int, output: LLMOutput, confirmed: bool = False) -> Generator[Any, None, tuple[str, Any]]:
+        from edgevox.agents.confirm import PENDING_KEY
         from edgevox.tools import ToolResult
 
         a = self.agent
+        question = None if confirmed else self._ask_first(output)
+        if question is not None:  # nothing started early: _start_early skips calls that may ask
+            a._count("confirmations_asked")
+            self.session.meta[PENDING_KEY] = [{"name": c.name, "arguments": dict(c.arguments or {}),
+                                               "confidence": c.confidence} for c in output.calls]
+            return ("done", (question, STOP_CONFIRM))
         early, self._early = self._early, []
         plans = []
         for i, call in enumerate(output.calls):
@@ -719,6 +832,7 @@ class _Turn:
                 end_reply = out.end_reply
             results.append(res)
             record = _record(call, res, hop, dispatched)
+            record.confidence = getattr(call, "confidence", None)
             self.ctx.records.append(record)
             self.ctx.results.append(res)
             ev = ToolResultEvent(id=call.id, name=call.name, ok=res.ok, result=res.value if res.ok else None,

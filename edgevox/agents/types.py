@@ -17,6 +17,7 @@ STOP_HOOK = "hook"  # a hook ended the turn with its own reply
 STOP_HOOK_FAILED = "hook_failed"  # a safety hook raised: the turn failed closed
 STOP_CONTEXT = "context_overflow"  # the current turn alone does not fit the context window
 STOP_ERROR = "error"  # the backend failed
+STOP_CONFIRM = "confirm"  # the agent asked before acting; the calls wait for a yes or no
 
 
 @dataclass
@@ -37,6 +38,8 @@ class CallRecord:
     error_type: str | None = None
     hop: int = 0
     dispatched: bool = True
+    #: the model's margin when it chose the call (see ``edgevox.agents.confirm``)
+    confidence: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -146,6 +149,8 @@ class LLMOutput:
     strategy: Any = None
     retry: str | None = None
     fallback: str | None = None
+    #: the margins of the first sampled tokens (``Completion.info["decisions"]``), if known
+    decisions: list[dict[str, Any]] | None = None
 
     def replace(self, **changes: Any) -> LLMOutput:
         return dataclasses.replace(self, **changes)

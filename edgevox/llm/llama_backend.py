@@ -34,6 +34,8 @@ class LlamaBackend:
     """A loaded GGUF model with its preset and chat template."""
 
     supports_grammar = True
+    #: ``stream(decisions=N)`` reports the margins of the first N sampled tokens
+    reports_decisions = True
     supports_native_tools = False
     #: constrained decoding (edgevox.llm.constrained): which engine computes grammar masks
     #: ("llguidance" | "llama") and whether forced tokens are fast-forwarded
@@ -224,7 +226,8 @@ class LlamaBackend:
         tool grammar at that level; see :func:`tool_grammar_for`), response_format
         (``{"type": "structural_tag", "format": {...}}``, as vLLM and SGLang take it:
         compiled to a grammar). GBNF text given as ``grammar`` to a preset that thinks may
-        be preceded by one think block.
+        be preceded by one think block. decisions: report the log-probability margins of
+        the first N sampled tokens in ``Completion.info["decisions"]``.
         """
         yield from self._generate(messages, tools, on_done=on_done, **kwargs)
 
@@ -233,7 +236,7 @@ class LlamaBackend:
                   grammar: Any = None, stop_event: threading.Event | None = None,
                   prompt: str | None = None, on_done: Callable[[Completion], None] | None = None,
                   tool_choice: Any = None, validation: str | None = None, response_format: Any = None,
-                  **sampling: Any) -> Iterator[str]:
+                  decisions: int = 0, **sampling: Any) -> Iterator[str]:
         t0 = time.perf_counter()
         if response_format is not None:
             grammar = response_format_grammar(response_format, grammar)
@@ -251,13 +254,15 @@ class LlamaBackend:
             if seed is not None:
                 self.llm.set_seed(seed)
             yield from self._loop(tokens, budget, params, llama_grammar, stops, stop_event,
-                                  text_prompt, t0, on_done, max_tokens)
+                                  text_prompt, t0, on_done, max_tokens, decisions)
 
     def _loop(self, tokens: list[int], budget: int, params: dict, llama_grammar: Any,
               stops: list[str], stop_event: threading.Event | None, text_prompt: str, t0: float,
-              on_done: Callable[[Completion], None] | None, max_tokens: int) -> Iterator[str]:
+              on_done: Callable[[Completion], None] | None, max_tokens: int,
+              decisions: int = 0) -> Iterator[str]:
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         text, emitted, generated = "", 0, []
+        starts: list[int] = []  # text offset where each generated token begins
         finish = "length"
         t_first: float | None = None
         hold = max((len(s) for s in stops), default=1) - 1
@@ -267,13 +272,16 @@ class LlamaBackend:
         # With a grammar, tokens come from our rejection-first loop over the same Llama
         # (same logits, same KV bookkeeping); it compiles the grammar before anything is
         # evaluated, with this backend's `mask_engine` and `fast_forward` (`decoding_mode`).
+        # Asked for ``decisions`` (the log-probability margins of the first sampled tokens,
+        # ``Completion.info["decisions"]``), free decoding goes through the same loop too.
         gen: Any = iter(())
-        if budget > 0 and llama_grammar is not None:
+        if budget > 0 and (llama_grammar is not None or decisions):
             from edgevox.llm.constrained import constrained_generate
 
             gen = constrained_generate(self, tokens, llama_grammar, params,
-                                       prefer=self.mask_engine, fast_forward=self.fast_forward)
-        if budget > 0 and llama_grammar is None:  # the constrained loop prefills by itself
+                                       prefer=self.mask_engine, fast_forward=self.fast_forward,
+                                       decisions=decisions)
+        elif budget > 0:  # the constrained loop prefills by itself
             self._prefill(tokens)
             gen = self.llm.generate(tokens, **params)
         # -- end constrained decoding -------------------------------------------------------
@@ -285,6 +293,7 @@ class LlamaBackend:
                     finish = "stop"
                     break
                 generated.append(tok)
+                starts.append(len(text))
                 piece = self.llm.detokenize([tok], prev_tokens=tokens + generated[:-1], special=True)
                 text += decoder.decode(piece)
                 cut = _find_stop(text, stops, emitted)
@@ -319,8 +328,23 @@ class LlamaBackend:
             info={"preset": self.preset.name, "max_tokens": max_tokens,
                   **getattr(gen, "info", {})},  # constrained: engine/fast-forward counters
         )
+        if "decisions" in completion.info:
+            completion.info["decisions"] = self._decisions(completion.info["decisions"], starts)
         if on_done:
             on_done(completion)
+
+    def _decisions(self, raw: list[tuple], starts: list[int]) -> list[dict[str, Any]]:
+        """The loop's decisions with text offsets and token text instead of ids."""
+        out = []
+        for pos, tok, lp, alt, alt_lp in raw:
+            if pos >= len(starts):
+                break  # the end-of-generation token: not part of the text
+            out.append({"at": starts[pos], "token": self._piece(tok), "logprob": round(lp, 4),
+                        "alt": self._piece(alt), "alt_logprob": round(alt_lp, 4)})
+        return out
+
+    def _piece(self, tok: int) -> str:
+        return self.llm.detokenize([tok], special=True).decode("utf-8", errors="replace")
 
     def _prefill(self, tokens: list[int]) -> None:
         """Evaluate all but the last prompt token, reusing the cached prefix.

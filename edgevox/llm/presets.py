@@ -65,6 +65,9 @@ class Preset:
     template_markers: tuple[str, ...] = ()
     priority: int = 0
     trigger: dict[str, Any] = field(default_factory=dict)
+    #: the calling profile LLMAgent starts from: instructions, policy, demonstrations,
+    #: constrain_auto, confirm_below (the ``[profile]`` table; chosen per model by measurement)
+    profile: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
 
     @property
@@ -143,8 +146,25 @@ def _from_dict(d: dict[str, Any], path: Path) -> Preset:
         # a preset names its format; the format knows its trigger (a [trigger] table is
         # only for a format edgevox does not know: see lazy_tool_grammar)
         trigger=dict(d.get("trigger") or trigger_table(str(d["wire_format"]))),
+        profile=_profile(d.get("profile", {})),
         path=path,
     )
+
+
+_PROFILE_KEYS = {"instructions": str, "policy": str, "demonstrations": bool, "constrain_auto": bool,
+                 "confirm_below": (int, float)}
+
+
+def _profile(table: Any) -> dict[str, Any]:
+    if not isinstance(table, dict):
+        raise TypeError("[profile] must be a table")
+    for key, value in table.items():
+        kind = _PROFILE_KEYS.get(key)
+        if kind is None:
+            raise KeyError(f"unknown [profile] key {key!r}; known: {', '.join(_PROFILE_KEYS)}")
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise TypeError(f"[profile] {key} has the wrong type ({type(value).__name__})")
+    return dict(table)
 
 
 @functools.lru_cache(maxsize=1)

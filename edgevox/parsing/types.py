@@ -23,6 +23,8 @@ class ToolCall:
     id: str | None
     name: str
     arguments: dict[str, Any]
+    #: the model's margin when it chose this call (``edgevox.agents.confirm``); None: unknown
+    confidence: float | None = field(default=None, compare=False)
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI chat-completions shape (arguments as a JSON string)."""

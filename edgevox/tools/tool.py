@@ -59,6 +59,8 @@ class Tool:
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         say: str | Callable[[Any], str] | None = None,
+        examples: Any = None,
+        confirm: bool | str = False,
     ) -> None:
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise ToolDefinitionError(
@@ -75,6 +77,8 @@ class Tool:
         if say is not None and not (isinstance(say, str) and say.strip()) and not callable(say):
             raise ToolDefinitionError(f"tool {name!r}: say must be a format string or a function "
                                       f"from the result to a sentence")
+        if not isinstance(confirm, (bool, str)):
+            raise ToolDefinitionError(f"tool {name!r}: confirm must be True/False or a question to ask")
         schema = clean_schema(copy.deepcopy(dict(parameters or {})), close_objects=False)
         try:
             Draft202012Validator.check_schema(schema)
@@ -89,8 +93,17 @@ class Tool:
         self.timeout = _check_timeout(timeout)
         #: how a successful result is spoken without asking the model again (see ``speak``)
         self.say = say
+        #: (request, arguments) pairs the agent shows the model as demonstrations
+        self.examples: list[tuple[str, dict[str, Any]]] = _check_examples(name, examples)
+        #: ask the user before every call (True, or a question with {argument} fields)
+        self.confirm: bool | str = confirm
         self.is_async = fn is not None and _is_async_callable(fn)
         self._validator = Draft202012Validator(schema)
+        for request, arguments in self.examples:
+            try:
+                self._check(arguments)
+            except ToolArgumentError as e:
+                raise ToolDefinitionError(f"tool {name!r}: the example {request!r} has bad arguments: {e}") from None
         self._model: type[BaseModel] | None = None
         self._params: list[ParamSpec] | None = None
         if fn is not None:
@@ -113,6 +126,8 @@ class Tool:
         timeout: float | None = DEFAULT_TIMEOUT,
         localns: Mapping[str, Any] | None = None,
         say: str | Callable[[Any], str] | None = None,
+        examples: Any = None,
+        confirm: bool | str = False,
     ) -> Tool:
         """Build a tool from type hints and docstring (see ``tool``).
 
@@ -139,6 +154,8 @@ class Tool:
             fn,
             timeout=timeout,
             say=say,
+            examples=examples,
+            confirm=confirm,
         )
         self._model = fs.model
         self._params = fs.params
@@ -272,6 +289,23 @@ class Tool:
         return f"<{kind}Tool {self.name!r} params={list(self.parameters['properties'])}>"
 
 
+def _check_examples(name: str, examples: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``examples=`` as a list of (request, arguments); a clear error for anything else."""
+    if examples is None:
+        return []
+    items = list(examples.items()) if isinstance(examples, Mapping) else examples
+    out: list[tuple[str, dict[str, Any]]] = []
+    try:
+        for request, arguments in items:
+            if not isinstance(request, str) or not request.strip() or not isinstance(arguments, Mapping):
+                raise TypeError
+            out.append((request.strip(), dict(arguments)))
+    except (TypeError, ValueError):
+        raise ToolDefinitionError(f"tool {name!r}: examples must map request strings to argument dicts, "
+                                  f'e.g. {{"Lights on in the kitchen": {{"room": "kitchen"}}}}') from None
+    return out
+
+
 def _caller_locals() -> dict[str, Any] | None:
     """Locals of the scope that applied the decorator (two frames up), copied."""
     frame = sys._getframe(2)
@@ -290,6 +324,8 @@ def tool(
     description: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
     say: str | Callable[[Any], str] | None = None,
+    examples: Any = None,
+    confirm: bool | str = False,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -301,6 +337,8 @@ def tool(
     description: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
     say: str | Callable[[Any], str] | None = None,
+    examples: Any = None,
+    confirm: bool | str = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a function into a ``Tool``: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``.
 
@@ -313,17 +351,21 @@ def tool(
     spoken, a format string over the result's fields or a function from the result to a
     sentence (``Tool.speak``); when every call of a turn has one and succeeds, the agent
     speaks it without a second LLM hop.
+    ``examples``: requests that should call this tool, as ``{"request": arguments}`` or
+    ``[("request", arguments), ...]``; the agent shows them to the model as demonstrations
+    (``edgevox.agents.demonstrations``). ``confirm``: ask the user before every call
+    (True, or the question itself with ``{argument}`` fields, e.g. "Unlock the {door}?").
     """
     if fn is not None:
         return Tool.from_function(
             fn, name=name, description=description, timeout=timeout, localns=_caller_locals(),
-            say=say,
+            say=say, examples=examples, confirm=confirm,
         )
 
     def decorate(f: Callable[..., Any]) -> Tool:
         return Tool.from_function(
             f, name=name, description=description, timeout=timeout, localns=_caller_locals(),
-            say=say,
+            say=say, examples=examples, confirm=confirm,
         )
 
     return decorate

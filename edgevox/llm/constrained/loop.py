@@ -52,7 +52,7 @@ class ConstrainedGeneration:
     def __init__(self, llm: Any, tokens: Sequence[int], matcher: Matcher | None,
                  params: SamplingParams, *, seed: int | None = None, fast_forward: bool = True,
                  mask_every_token: bool = False, max_tokens: int | None = None,
-                 eog: frozenset[int] | None = None):
+                 eog: frozenset[int] | None = None, decisions: int = 0):
         if not tokens:
             raise ValueError("the prompt must have at least one token")
         self.llm = llm
@@ -66,6 +66,10 @@ class ConstrainedGeneration:
         self.sampler = Sampler(params, None if seed in (None, _LLAMA_DEFAULT_SEED, -1) else int(seed))
         self.eog = eog if eog is not None else (matcher.eog if matcher is not None else _eog_of(llm))
         self.finish_reason: str | None = None
+        #: the first ``decisions`` sampled steps, as (tokens generated before, chosen token,
+        #: its log-probability, the best other allowed token, its log-probability)
+        self.max_decisions = decisions
+        self.decisions: list[tuple[int, int, float, int, float]] = []
         self.stats: dict[str, Any] = {"sampled": 0, "ff_tokens": 0, "ff_batches": 0, "decodes": 0,
                                       "finished_early": False, "decode_s": 0.0, "sample_s": 0.0}
         self._tokens = list(tokens)
@@ -88,11 +92,14 @@ class ConstrainedGeneration:
     def info(self) -> dict[str, Any]:
         """Counters for ``Completion.info``: engine work and fast-forward."""
         m = self.matcher
-        return {"constrained": {
+        info: dict[str, Any] = {"constrained": {
             **self.stats, **self.sampler.stats,
             "engine": type(m).__name__ if m is not None else None,
             "mask_s": getattr(m, "mask_seconds", 0.0),
         }}
+        if self.max_decisions:
+            info["decisions"] = list(self.decisions)
+        return info
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -160,6 +167,8 @@ class ConstrainedGeneration:
             logits = self._logits()
             apply_penalties(logits, history, p)
             tok = self._pick(logits)
+            if tok is not None and len(self.decisions) < self.max_decisions:
+                self._note_decision(logits, tok, len(history))
             self.stats["sample_s"] += time.perf_counter() - t0
             if tok is None:
                 self.finish_reason = "grammar_dead_end"
@@ -176,6 +185,19 @@ class ConstrainedGeneration:
                 return
             if self.fast_forward:
                 yield from self._forced(history, pending)
+
+    def _note_decision(self, logits: np.ndarray, tok: int, position: int) -> None:
+        """Log-probabilities (temperature 1, after penalties) of the chosen token and of the
+        best other token the grammar allows here: the model's own margin at this choice."""
+        lse = float(np.logaddexp.reduce(logits[np.isfinite(logits)]))
+        others = logits.copy()
+        if self.matcher is not None:
+            allowed = self.matcher.allowed_mask()[: others.shape[-1]]
+            others[~allowed] = -np.inf
+        others[tok] = -np.inf
+        alt = int(np.argmax(others))
+        alt_lp = float(others[alt]) - lse if np.isfinite(others[alt]) else float("-inf")
+        self.decisions.append((position, int(tok), float(logits[tok]) - lse, alt, alt_lp))
 
     def _forced(self, history: list[int], pending: list[int]) -> Iterator[int]:
         """Yield the grammar's forced tokens; they join the next batched decode."""

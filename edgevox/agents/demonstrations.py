@@ -1,0 +1,175 @@
+"""Demonstrations: example exchanges the agent shows the model before the conversation.
+
+Why: a 0.5B model follows examples where it ignores instructions (DESIGN.md, "Judgement").
+A few prior turns -- a request and the call it should make, a greeting and the words it
+should get back -- teach it both *when* to call and *which* tool, in the exact wire format
+the preset's grammar and parser expect (the turns are ordinary chat messages, so the
+preset's own rendering writes them).
+
+They are built from the tools alone (plain OpenAI-style schemas, so the BFCL runner can
+build them for each case's own functions): one call per tool, from ``@tool(examples=...)``
+when given, else made up from the schema and description; and a few fixed answers in words
+for small talk and for a request no tool fits. Static per tool set, they belong to the
+cached prompt prefix (``LLMAgent.prompt_prefix``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Demo", "ANSWERS", "build_demonstrations", "demonstration_messages", "tool_spec"]
+
+
+@dataclass(frozen=True)
+class Demo:
+    """One example exchange: a request, and either the call it makes or the words it gets."""
+
+    request: str
+    call: tuple[str, dict[str, Any]] | None = None
+    answer: str | None = None
+
+
+#: Answers in words, always shown: small talk, and requests no tool serves (the second
+#: kind only when no tool's name or description shares a word with the request).
+ANSWERS: tuple[Demo, ...] = (
+    Demo("Hi, how are you?", answer="I'm fine, thanks. How can I help?"),
+    Demo("Order me a pizza.", answer="Sorry, I can't do that."),
+    Demo("Thanks, that's all.", answer="You're welcome."),
+    Demo("What's the capital of France?", answer="Paris."),
+    Demo("Turn on the fan.", answer="Sorry, I can't control a fan."),
+)
+
+_WORD = re.compile(r"[a-z]+")
+_EG = re.compile(r"""e\.g\.,?\s*["']?([^"',.;)]+)""", re.IGNORECASE)
+_STOP = frozenset("a an the to of in on for and or me my is it what how you your can i that all "
+                  "are hi thanks s".split())
+
+
+def tool_spec(tool: Any) -> tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    """``(name, description, parameters, examples)`` of a Tool, an OpenAI tool dict or a
+    bare ``{"name", "description", "parameters"}`` (BFCL's shape)."""
+    if hasattr(tool, "parameters") and hasattr(tool, "name"):
+        return (tool.name, tool.description or "", dict(tool.parameters or {}),
+                list(getattr(tool, "examples", None) or []))
+    if not isinstance(tool, Mapping):
+        raise TypeError(f"a tool must be a Tool or a schema dict, not {type(tool).__name__}")
+    spec = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+    if "name" not in spec:
+        raise ValueError("a tool schema has no 'name'")
+    return str(spec["name"]), str(spec.get("description") or ""), dict(spec.get("parameters") or {}), []
+
+
+def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSWERS,
+                         per_tool: int = 1, max_answers: int = 3) -> list[Demo]:
+    """The demonstrations for a tool set: ``per_tool`` calls per tool and up to
+    ``max_answers`` answers in words, interleaved (so position teaches nothing)."""
+    specs = [tool_spec(t) for t in tools]
+    calls: list[Demo] = []
+    for name, description, params, examples in specs:
+        chosen = examples[:per_tool] or [(_request_from_schema(name, description, params),
+                                          _arguments_from_schema(params))]
+        calls.extend(Demo(request, call=(name, dict(arguments))) for request, arguments in chosen)
+    vocabulary = set()
+    for name, description, _, examples in specs:
+        vocabulary |= _words(name.replace("_", " ") + " " + description)
+        for request, _ in examples:
+            vocabulary |= _words(request)
+    said = [d for d in answers if not (_words(d.request) - _STOP) & vocabulary][:max_answers]
+    if not specs:
+        return said
+    out: list[Demo] = []
+    step = max(1, len(calls) // max(1, len(said)))  # spread the answers among the calls
+    for i, demo in enumerate(calls):
+        if i % step == 0 and said:
+            out.append(said.pop(0))
+        out.append(demo)
+    return out + said
+
+
+def demonstration_messages(demos: Iterable[Demo]) -> list[dict[str, Any]]:
+    """The demonstrations as chat messages (user, then assistant words or ``tool_calls``);
+    the preset's rendering writes the calls in its own wire format."""
+    msgs: list[dict[str, Any]] = []
+    for i, d in enumerate(demos):
+        msgs.append({"role": "user", "content": d.request})
+        if d.call is not None:
+            name, arguments = d.call
+            msgs.append({"role": "assistant", "content": "", "tool_calls": [
+                {"id": f"demo{i}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}]})
+        else:
+            msgs.append({"role": "assistant", "content": d.answer or ""})
+    return msgs
+
+
+# -- made-up requests for tools without examples ----------------------------------------------
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _request_from_schema(name: str, description: str, params: Mapping[str, Any]) -> str:
+    """A request in words: the description's first sentence with the arguments spelled out."""
+    first = re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].rstrip(".!? ") if description else ""
+    head = first or name.replace("_", " ").replace(".", " ")
+    args = _arguments_from_schema(params)
+    if not args:
+        return head + "."
+    spelled = ", ".join(f"{k.replace('_', ' ')} {_spell(v)}" for k, v in args.items())
+    return f"{head}: {spelled}."
+
+
+def _spell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return " and ".join(_spell(v) for v in value)
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {_spell(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _arguments_from_schema(params: Mapping[str, Any]) -> dict[str, Any]:
+    props = params.get("properties") or {}
+    required = [k for k in params.get("required") or [] if k in props]
+    return {k: _sample(k, props[k]) for k in required}
+
+
+def _sample(name: str, schema: Any) -> Any:
+    """A plausible value for one parameter: an enum member, an example from its
+    description, a number inside its bounds; never something a real call could not hold."""
+    if not isinstance(schema, Mapping):
+        return name
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    if "default" in schema and schema["default"] is not None:
+        return schema["default"]
+    for key in ("anyOf", "oneOf"):
+        options = [o for o in schema.get(key) or [] if isinstance(o, Mapping) and o.get("type") != "null"]
+        if options:
+            return _sample(name, options[0])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "boolean":
+        return True
+    if kind in ("integer", "number"):
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+        value = 3 if lo is None else lo + 1
+        if hi is not None and value > hi:
+            value = hi
+        return int(value) if kind == "integer" else float(value)
+    if kind == "array":
+        return [_sample(name.rstrip("s") or name, schema.get("items") or {"type": "string"})]
+    if kind == "object":
+        return _arguments_from_schema(schema)
+    described = _EG.search(str(schema.get("description") or ""))
+    if described:
+        return described.group(1).strip()
+    return name.replace("_", " ")
