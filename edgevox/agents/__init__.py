@@ -14,7 +14,7 @@
     for piece in agent.run_stream("and the weather?"): ...
 """
 
-from edgevox.agents.agent import AgentStream, LLMAgent
+from edgevox.agents.agent import DEFAULT_INSTRUCTIONS, AgentStream, LLMAgent
 from edgevox.agents.hooks import (
     HOOK_POINTS,
     FunctionHook,
@@ -37,7 +37,7 @@ from edgevox.agents.types import (
 )
 
 __all__ = [
-    "HOOK_POINTS", "AgentResult", "AgentStream", "CallRecord", "FunctionHook", "Hook", "HookResult",
+    "DEFAULT_INSTRUCTIONS", "HOOK_POINTS", "AgentResult", "AgentStream", "CallRecord", "FunctionHook", "Hook", "HookResult",
     "LLMAgent", "LLMOutput", "LLMRequest", "Phrases", "Session", "SessionError", "StreamFilter",
     "ToolCallEvent", "ToolResultEvent", "TurnContext", "default_slm_hooks", "hook",
 ]

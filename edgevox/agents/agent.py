@@ -133,6 +133,7 @@ class LLMAgent:
     (``edgevox.agents.demonstrations``), False shows none, or a list of ``Demo``.
     ``confirm_below``: a call whose confidence (``edgevox.agents.confirm``) is below this
     margin is asked about instead of run; None never asks (``@tool(confirm=True)`` always does).
+    ``constrain_auto``: under "auto", decode under the answer-or-call grammar instead of freely.
     """
 
     def __init__(self, name: str = "assistant", description: str = "",
@@ -145,7 +146,7 @@ class LLMAgent:
                  grammar_cache: Any = None, session: Session | None = None,
                  phrases: Phrases = DEFAULT_PHRASES, model_options: dict[str, Any] | None = None,
                  demonstrations: Any = None, confirm_below: float | None = None,
-                 warm: bool = True, validation: str | None = None,
+                 constrain_auto: bool | None = None, warm: bool = True, validation: str | None = None,
                  response_format: dict[str, Any] | None = None):
         from edgevox.grammars import POLICIES, GrammarCache, check_validation
         from edgevox.llm.toolgrammar import response_format_grammar
@@ -189,7 +190,7 @@ class LLMAgent:
         self.tool_choice_policy = tool_choice_policy or profile.get("policy", "auto")
         if self.tool_choice_policy not in POLICIES:
             raise ValueError(f"preset {self.preset.name!r}: unknown profile policy {self.tool_choice_policy!r}")
-        self.constrain_auto = bool(profile.get("constrain_auto", False))
+        self.constrain_auto = bool(profile.get("constrain_auto", False) if constrain_auto is None else constrain_auto)
         self.confirm_below = confirm_below if confirm_below is not None else profile.get("confirm_below")
         if demonstrations is None:
             demonstrations = bool(profile.get("demonstrations", False))
@@ -513,7 +514,17 @@ class _Turn:
         self.hops = 1
         output = LLMOutput(hop=0, text="", content="", calls=calls, rejected=[], reasoning=None,
                            finish_reason="stop", strategy="confirmed")
-        return (yield from self._dispatch(0, output, confirmed=True))
+        step = yield from self._dispatch(0, output, confirmed=True)
+        if step[0] != "next":
+            return step
+        # said from the results, not by the model: measured, a 0.5B model answering here
+        # repeated its own question ("Unlock the front door?") after the door was unlocked
+        phrases = self.agent.phrases
+        failed = [r for r in self.ctx.records if not r.ok]
+        if failed:
+            return ("done", (phrases.tool_failed.format(error=failed[0].error), STOP_REPLY))
+        summary = "; ".join(summarise(r.result) for r in self.ctx.records)
+        return ("done", (phrases.done.format(summary=summary), STOP_REPLY))
 
     def _drop_note_echo(self, output: LLMOutput, notes: list[str]) -> LLMOutput:
         """Small models sometimes read the runtime's one-off note back: never speak it."""

@@ -43,7 +43,12 @@ def home_tools(state: dict):
 
 
 def make(backend, state, **kw) -> LLMAgent:
-    return LLMAgent(tools=home_tools(state), model=backend, temperature=0.0, seed=0, max_tokens=48, **kw)
+    # the JSON envelope under its answer-or-call grammar: the format the demonstrations
+    # are measured with (with free hermes the same model answered "I'm sorry, I can't do
+    # that." to a light request once a refusal was among the demonstrations)
+    kw.setdefault("constrain_auto", True)
+    return LLMAgent(tools=home_tools(state), model=backend.with_preset("qwen25+envelope"),
+                    temperature=0.0, seed=0, max_tokens=48, **kw)
 
 
 def test_demonstrations_are_rendered_in_the_prefix_and_keep_small_talk_in_words(qwen_backend):
@@ -51,9 +56,11 @@ def test_demonstrations_are_rendered_in_the_prefix_and_keep_small_talk_in_words(
     ag = make(qwen_backend, state, demonstrations=True)
     prefix = ag.prompt_prefix()
     assert prefix[0]["role"] == "system" and len(prefix) > 6
-    text = qwen_backend.render([*prefix, {"role": "user", "content": "x"}], ag.registry.schemas())
-    # the example request and its call, in the preset's own wire format (hermes tags)
-    assert 'Kitchen lights on, please.<|im_end|>\n<|im_start|>assistant\n<tool_call>\n{"name": "set_light"' in text
+    text = ag.backend.render([*prefix, {"role": "user", "content": "x"}], ag.registry.schemas())
+    # the example request and its call, in the preset's own wire format (the envelope)
+    assert ('Kitchen lights on, please.<|im_end|>\n<|im_start|>assistant\n'
+            '{"tool": "set_light", "arguments": {"room": "kitchen", "on": true}}') in text
+    assert '{"answer": "I\'m fine, thanks. How can I help?"}' in text
     assert "Hi, how are you?" in text and "Tell the current time." in text
     bare = make(qwen_backend, {}, demonstrations=False)
     assert len(bare.prompt_prefix()) == 1
@@ -79,6 +86,7 @@ def test_a_confirm_tool_asks_first_and_yes_runs_it(qwen_backend):
     assert state == {} and ag.session.meta[PENDING_KEY][0]["name"] == "unlock"
     r2 = ag.run("Yes, please.")
     assert [(c.name, c.arguments, c.ok) for c in r2.calls] == [("unlock", {"door": "front"}, True)]
+    assert r2.reply == "Done: front door unlocked."
     assert state == {"unlocked": "front"} and PENDING_KEY not in ag.session.meta
     roles = [m["role"] for m in ag.session.messages]
     assert roles == ["user", "assistant", "user", "assistant", "tool", "assistant"]
