@@ -818,6 +818,8 @@ class _Turn:
         plans = []
         for i, call in enumerate(output.calls):
             same = i < len(early) and early[i][0] == (call.name, dict(call.arguments or {}))
+            if same and isinstance(early[i][1], tuple):  # the early call is the streamed one:
+                early[i][1][0].confidence = call.confidence  # its margin is known only now
             plans.append(early[i][1] if same else self._plan(call))
         if sum(1 for i, c in enumerate(output.calls)
                if i < len(early) and early[i][1] is plans[i]) < len(early):
