@@ -554,9 +554,10 @@ class _Turn:
 
     def _grammar(self, strategy: Any, tools: list[dict]) -> Any:
         from edgevox.grammars import GrammarError, grammar_for_strategy
+        from edgevox.llm.types import supports_grammar
 
         a = self.agent
-        if not getattr(a.backend, "supports_grammar", True):
+        if not supports_grammar(a.backend):
             return None
         # the envelope keeps its shape even with no tools: "none" is its answer branch
         if strategy == "none" and a.preset.wire_format != "envelope":

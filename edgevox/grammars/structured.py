@@ -166,7 +166,9 @@ def complete_structured(backend: Any, messages: Sequence[Message] | None, tools:
     it only matters without a grammar, where the model may still get it wrong.
     """
     kwargs.pop("grammar", None)
-    grammar_ok = getattr(backend, "supports_grammar", False) if use_grammar is None else use_grammar
+    from edgevox.llm.types import supports_grammar
+
+    grammar_ok = supports_grammar(backend) if use_grammar is None else use_grammar
     if response_regex is not None:
         return _complete_regex(backend, messages, tools, response_regex, grammar_ok, **kwargs)
     schema, model = schema_of(response_schema)

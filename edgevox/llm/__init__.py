@@ -11,11 +11,18 @@ from typing import Any
 
 from edgevox.llm.gguf import ModelFileError, read_gguf
 from edgevox.llm.presets import Preset, PresetError, all_presets, detect_preset, get_preset
-from edgevox.llm.types import BackendError, Completion, ContextOverflow
+from edgevox.llm.types import (
+    Backend,
+    BackendError,
+    Completion,
+    ContextOverflow,
+    TextStream,
+    supports_grammar,
+)
 
 __all__ = [
-    "BackendError", "Completion", "ContextOverflow", "ModelFileError", "Preset", "PresetError",
-    "all_presets", "detect_preset", "get_preset", "load_model", "read_gguf",
+    "Backend", "BackendError", "Completion", "ContextOverflow", "ModelFileError", "Preset", "PresetError",
+    "TextStream", "all_presets", "detect_preset", "get_preset", "load_model", "read_gguf", "supports_grammar",
 ]
 
 

@@ -23,7 +23,7 @@ from edgevox.llm.presets import Preset, detect_preset, get_preset
 from edgevox.llm.template import CHATML, ChatTemplate, Message
 from edgevox.llm.threads import default_threads, pick_decode_threads, set_threads
 from edgevox.llm.toolgrammar import response_format_grammar, tool_grammar_for
-from edgevox.llm.types import BackendError, Completion, ContextOverflow
+from edgevox.llm.types import BackendError, Completion, ContextOverflow, TextStream
 
 log = logging.getLogger(__name__)
 
@@ -215,8 +215,9 @@ class LlamaBackend:
         return result[0]
 
     def stream(self, messages: Sequence[Message] | None = None, tools: Sequence[Any] | None = None,
-               *, on_done: Callable[[Completion], None] | None = None, **kwargs: Any) -> Iterator[str]:
-        """Yield text pieces as they are generated; `on_done` receives the Completion.
+               *, on_done: Callable[[Completion], None] | None = None, **kwargs: Any) -> TextStream:
+        """The text pieces as they are generated; the stream's ``completion`` (and `on_done`)
+        receives the Completion.
 
         Keyword arguments: max_tokens, temperature, top_p, top_k, min_p, repeat_penalty,
         seed, stop (extra stop strings), grammar (GBNF text or a Grammar object),
@@ -229,7 +230,7 @@ class LlamaBackend:
         be preceded by one think block. decisions: report the log-probability margins of
         the first N sampled tokens in ``Completion.info["decisions"]``.
         """
-        yield from self._generate(messages, tools, on_done=on_done, **kwargs)
+        return TextStream(lambda done: self._generate(messages, tools, on_done=done, **kwargs), on_done)
 
     def _generate(self, messages: Sequence[Message] | None, tools: Sequence[Any] | None, *,
                   max_tokens: int = 256, seed: int | None = None, stop: Sequence[str] | None = None,

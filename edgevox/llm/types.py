@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 
 class BackendError(RuntimeError):
@@ -12,10 +13,6 @@ class BackendError(RuntimeError):
 
 class ContextOverflow(BackendError):
     """The prompt does not fit the model's context window."""
-
-
-class GenerationCancelled(BackendError):
-    """Raised only where a caller asked for cancellation to be an error."""
 
 
 @dataclass
@@ -31,8 +28,60 @@ class Completion:
     tool_calls: list[dict] | None = None  # structured calls from a remote server, if any
     info: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def tokens_per_second(self) -> float:
-        n = self.usage.get("completion_tokens", 0)
-        t = self.timings.get("decode_s", 0.0)
-        return n / t if t > 0 else 0.0
+
+class TextStream:
+    """What ``Backend.stream`` returns: iterate for the text pieces as they are generated;
+    ``completion`` is the Completion once generation has ended (None while it runs, or when
+    it broke off with an error). ``close()`` stops it and frees the backend at once.
+
+    ``start`` receives the function to call with the Completion and returns the iterator
+    of pieces; ``on_done`` (the older callback form) is called with it too.
+    """
+
+    def __init__(self, start: Callable[[Callable[[Completion], None]], Iterator[str]],
+                 on_done: Callable[[Completion], None] | None = None):
+        self.completion: Completion | None = None
+        self._on_done = on_done
+        self._pieces = start(self._finish)
+
+    def _finish(self, completion: Completion) -> None:
+        self.completion = completion
+        if self._on_done is not None:
+            self._on_done(completion)
+
+    def __iter__(self) -> TextStream:
+        return self
+
+    def __next__(self) -> str:
+        return next(self._pieces)
+
+    def close(self) -> None:
+        close = getattr(self._pieces, "close", None)
+        if close is not None:
+            close()
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What the agent, structured output and the voice pipeline need from a model backend
+    (the embedded ``LlamaBackend`` and the ``RemoteBackend`` both are one)."""
+
+    supports_grammar: bool  # True when ``grammar=`` constrains generation (else it is ignored)
+
+    def complete(self, messages: Sequence[dict] | None = None, tools: Sequence[Any] | None = None,
+                 **kwargs: Any) -> Completion: ...
+
+    def stream(self, messages: Sequence[dict] | None = None, tools: Sequence[Any] | None = None,
+               **kwargs: Any) -> TextStream: ...
+
+    def render(self, messages: Sequence[dict], tools: Sequence[Any] | None = None) -> str: ...
+
+    def tokenize(self, text: str) -> list[int]: ...
+
+    def close(self) -> None: ...
+
+
+def supports_grammar(backend: Any) -> bool:
+    """Whether ``backend`` constrains generation with a grammar: the one place this is asked
+    (a backend that does not say so is taken not to, so no grammar is sent to be ignored)."""
+    return bool(getattr(backend, "supports_grammar", False))

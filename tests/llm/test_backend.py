@@ -8,7 +8,14 @@ import threading
 
 import pytest
 
-from edgevox.llm import ContextOverflow, ModelFileError, PresetError, load_model
+from edgevox.llm import (
+    Backend,
+    ContextOverflow,
+    ModelFileError,
+    PresetError,
+    TextStream,
+    load_model,
+)
 
 pytestmark = pytest.mark.model
 
@@ -70,12 +77,15 @@ def test_stop_event_stops_at_once(qwen_backend):
     stop = threading.Event()
     pieces = []
     done = []
-    for piece in qwen_backend.stream([{"role": "user", "content": "Count from 1 to 200."}],
-                                     max_tokens=300, temperature=0, stop_event=stop,
-                                     on_done=done.append):
+    stream = qwen_backend.stream([{"role": "user", "content": "Count from 1 to 200."}],
+                                 max_tokens=300, temperature=0, stop_event=stop, on_done=done.append)
+    assert isinstance(stream, TextStream) and isinstance(qwen_backend, Backend)
+    assert stream.completion is None  # nothing generated yet
+    for piece in stream:
         pieces.append(piece)
         if len(pieces) == 3:
             stop.set()
+    assert stream.completion is done[0]  # the stream object and the callback agree
     assert done[0].finish_reason == "cancelled"
     assert done[0].usage["completion_tokens"] <= 4  # at most the token already in flight
 

@@ -54,7 +54,7 @@ from edgevox.llm.remote.structured import (
     wrap_root,
 )
 from edgevox.llm.toolgrammar import response_format_grammar, structural_twin, tool_grammar_for
-from edgevox.llm.types import Completion
+from edgevox.llm.types import Completion, TextStream
 
 log = logging.getLogger(__name__)
 
@@ -305,8 +305,9 @@ class RemoteBackend:
         return self._complete(messages, tools, kwargs)
 
     def stream(self, messages: Sequence[dict] | None = None, tools: Sequence[Any] | None = None, *,
-               on_done: Callable[[Completion], None] | None = None, **kwargs: Any) -> Iterator[str]:
-        """Yield text pieces as the server streams them (SSE); `on_done` gets the Completion.
+               on_done: Callable[[Completion], None] | None = None, **kwargs: Any) -> TextStream:
+        """The text pieces as the server streams them (SSE); the stream's ``completion`` (and
+        `on_done`) gets the Completion.
 
         Keyword arguments: max_tokens, temperature, top_p, top_k, min_p, repeat_penalty,
         seed, stop, grammar (GBNF text or a Grammar), stop_event (closes the stream; the
@@ -319,7 +320,7 @@ class RemoteBackend:
             if kwargs.get(key) is not None:
                 raise TypeError(f"{key} is supported by complete(), not stream()")
             kwargs.pop(key, None)
-        return self._stream(messages, tools, on_done, kwargs)
+        return TextStream(lambda done: self._stream(messages, tools, done, kwargs), on_done)
 
     def close(self) -> None:
         """Nothing to free: every request opens and closes its own connection."""
