@@ -80,6 +80,15 @@ def row(name: str, cells: list[str]) -> None:
     print(f"  {name:<34}" + "".join(f"{c:>16}" for c in cells))
 
 
+def cost_rows(t_ours: float, t_lib: float, ours_needs: str, module: str, dist: str) -> None:
+    """Speed ratio, import cost and installed size: the rows every pair shares."""
+    kb, deps = installed_kb(dist)
+    row("speed (ratio to ours)", ["1.00x", f"{t_ours / t_lib:.2f}x"])
+    row("import (ms, fresh process)", [f"0 ({ours_needs})", f"{import_ms(f'import {module}'):.0f}"])
+    row("installed size (KB, + deps)", ["0", f"{kb:.0f}"])
+    print(f"  {'':<34}library and the packages it adds: {', '.join(deps)}")
+
+
 # ------------------------------------------------------------------ resampler
 
 
@@ -137,17 +146,13 @@ def resampler(quick: bool) -> None:
     reps = 1 if quick else 3
     t_ours = best(lambda: ours(x), 1, reps)
     t_lib = best(lambda: lib(x), 1, reps)
-    kb, deps = installed_kb("soxr")
     row("", ["ours (numpy)", "soxr HQ"])
     row("SNR vs ideal tones (dB)", [f"{snr_db(ours(x)):.1f}", f"{snr_db(lib(x)):.1f}"])
     row("11 kHz alias left (dB)", [f"{alias_db(ours(alias)):.1f}", f"{alias_db(lib(alias)):.1f}"])
     row("7.5 kHz tone kept (dB)", [f"{alias_db(ours(edge)):.1f}", f"{alias_db(lib(edge)):.1f}"])
     row("latency in a stream (ms)", [f"{held_back_ms(ours_stream):.1f}", f"{held_back_ms(lib_stream):.1f}"])
     row("time for 10 s (ms)", [f"{t_ours * 1e3:.1f}", f"{t_lib * 1e3:.1f}"])
-    row("speed (ratio to ours)", ["1.00x", f"{t_ours / t_lib:.1f}x faster"])
-    row("import (ms, fresh process)", ["0 (numpy)", f"{import_ms('import soxr'):.0f}"])
-    row("installed size (KB, + deps)", ["0", f"{kb:.0f}"])
-    print(f"  {'':<34}library and the packages it adds: {', '.join(deps)}")
+    cost_rows(t_ours, t_lib, "numpy", "soxr", "soxr")
 
 
 # ------------------------------------------------------------------ WAV decoding
@@ -176,14 +181,10 @@ def wav_decoding(quick: bool) -> None:
         n = 5 if quick else 20
         t_ours = best(lambda: read_wav(p), n)
         t_lib = best(lambda: soundfile.read(p, dtype="float32"), n)
-    kb, deps = installed_kb("soundfile")
     row("", ["ours (wave+numpy)", "soundfile"])
     row("same samples as the other", [" ".join(same[:2]), " ".join(same[2:])])
     row("time per 60 s file (ms)", [f"{t_ours * 1e3:.2f}", f"{t_lib * 1e3:.2f}"])
-    row("speed (ratio to ours)", ["1.00x", f"{t_ours / t_lib:.2f}x"])
-    row("import (ms, fresh process)", ["0 (stdlib)", f"{import_ms('import soundfile'):.0f}"])
-    row("installed size (KB, + deps)", ["0", f"{kb:.0f}"])
-    print(f"  {'':<34}library and the packages it adds: {', '.join(deps)}")
+    cost_rows(t_ours, t_lib, "stdlib", "soundfile", "soundfile")
 
 
 # ------------------------------------------------------------------ GGUF header
@@ -224,14 +225,10 @@ def gguf_header(quick: bool) -> None:
                 msgs.append("accepted")
             except Exception as e:  # noqa: BLE001 - we print what each one says
                 msgs.append(f"{type(e).__name__}: {str(e)[:60]}")
-    kb, deps = installed_kb("gguf")
     row("", ["ours (struct)", "gguf.GGUFReader"])
     row("metadata keys that agree", [f"{agree}/{len(keys)}", f"{agree}/{len(keys)}"])
     row("time to read the header (ms)", [f"{t_ours * 1e3:.2f}", f"{t_lib * 1e3:.2f}"])
-    row("speed (ratio to ours)", ["1.00x", f"{t_ours / t_lib:.2f}x"])
-    row("import (ms, fresh process)", ["0 (stdlib)", f"{import_ms('import gguf'):.0f}"])
-    row("installed size (KB, + deps)", ["0", f"{kb:.0f}"])
-    print(f"  {'':<34}library and the packages it adds: {', '.join(deps)}")
+    cost_rows(t_ours, t_lib, "stdlib", "gguf", "gguf")
     print(f"  truncated file, ours:   {msgs[0]}")
     print(f"  truncated file, gguf:   {msgs[1]}")
 

@@ -136,20 +136,15 @@ class Grammar:
 
 
 def _one_tool(t: Any) -> tuple[str, Any]:
-    if isinstance(t, str):
-        return t, {"type": "object"}
-    if isinstance(t, Mapping):
-        f = t.get("function") if t.get("type") == "function" or "function" in t else t
-        if not isinstance(f, Mapping) or not isinstance(f.get("name"), str):
-            raise GrammarError(f"tool dict has no function name: {str(t)[:80]}")
-        return f["name"], f.get("parameters")
-    name, params = getattr(t, "name", None), getattr(t, "parameters", None)
-    if isinstance(name, str):
-        return name, params
-    schema = getattr(t, "openai_schema", None)
-    if callable(schema):
-        return _one_tool(schema())
-    raise GrammarError(f"not a tool: {type(t).__name__} (need an OpenAI tool dict or .name/.parameters)")
+    """(name, parameters schema) through the one normaliser (``edgevox.tools.spec``); a tool
+    known by name only takes any arguments object."""
+    from edgevox.tools.spec import NotATool, tool_spec
+
+    try:
+        spec = tool_spec(t)
+    except NotATool as exc:
+        raise GrammarError(str(exc)) from None
+    return spec.name, ({"type": "object"} if isinstance(t, str) else spec.parameters)
 
 
 def normalize_tools(tools: Any) -> list[tuple[str, Any]]:

@@ -97,11 +97,9 @@ class ChatTemplate:
 
 
 def _as_openai_tool(tool: Any) -> dict:
-    if isinstance(tool, dict):
-        return tool if "function" in tool else {"type": "function", "function": tool}
-    if hasattr(tool, "openai_schema"):
-        return tool.openai_schema()
-    raise TypeError(f"not a tool: {tool!r}")
+    from edgevox.tools.spec import as_openai_tool  # the one normaliser of tool-like things
+
+    return as_openai_tool(tool)
 
 
 def _fold_system(msgs: list[Message]) -> list[Message]:

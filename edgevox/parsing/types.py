@@ -135,18 +135,14 @@ class ToolIndex:
 
 
 def _tool_entry(tool: Any) -> tuple[str | None, dict[str, Any] | None]:
-    if isinstance(tool, str):
-        return tool, None
-    if isinstance(tool, Mapping):
-        fn = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
-        name = fn.get("name")
-        params = fn.get("parameters")
-        return (name if isinstance(name, str) else None), (params if isinstance(params, Mapping) else None)
-    name = getattr(tool, "name", None)
-    params = getattr(tool, "parameters", None)
-    if params is None:
-        params = getattr(tool, "schema", None)
-    return (name if isinstance(name, str) else None), (params if isinstance(params, Mapping) else None)
+    """(name, parameters) through the one normaliser; what is not a tool is skipped (None)."""
+    from edgevox.tools.spec import NotATool, tool_spec  # lazy: only when tools are given
+
+    try:
+        spec = tool_spec(tool)
+    except NotATool:
+        return None, None
+    return spec.name, spec.parameters  # type: ignore[return-value]
 
 
 def as_tool_index(tools: Any) -> ToolIndex | None:

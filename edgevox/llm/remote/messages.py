@@ -25,15 +25,11 @@ Message = dict[str, Any]
 
 
 def as_openai_tool(tool: Any) -> dict:
-    """An OpenAI tool dict from a dict, a bare function schema or an object with `openai_schema()`."""
-    if isinstance(tool, dict):
-        if "function" in tool:
-            return tool
-        if "name" in tool:
-            return {"type": "function", "function": tool}
-    elif hasattr(tool, "openai_schema"):
-        return tool.openai_schema()
-    raise TypeError(f"not a tool (want an OpenAI tool dict or a @tool function): {tool!r}")
+    """An OpenAI tool dict from a dict, a bare function schema or an object with
+    `openai_schema()` (through the one normaliser, ``edgevox.tools.spec``)."""
+    from edgevox.tools.spec import as_openai_tool as normalise
+
+    return normalise(tool)
 
 
 def has_tool_messages(messages: Sequence[Message]) -> bool:
