@@ -95,10 +95,6 @@ class TriggeredGrammar:
         """The llguidance form (Lark with a lazy trigger lexeme); same language."""
         return _lark(self)
 
-    def calls_gbnf(self) -> str:
-        """GBNF of the call block alone (root ``root``)."""
-        return _calls_gbnf(self)
-
 
 # -- compiling -------------------------------------------------------------------------------------
 
