@@ -40,6 +40,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=None, help="write one JSON line per turn here")
     p.add_argument("--from", dest="from_rows", type=Path, action="append", default=None,
                    help="tabulate the rows of earlier --out files instead of running (repeatable)")
+    p.add_argument("--by-kind", action="store_true",
+                   help="one row per kind of item (direct, indirect, no_device, ...) of --split")
     p.add_argument("--json", action="store_true", help="print the summaries as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-turn progress on stderr")
     p.set_defaults(func=run)
@@ -108,7 +110,11 @@ def run(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace, rows: list[dict[str, Any]], title: str) -> int:
     from edgevox.evals.home import table
 
-    summaries, md = table(rows)
+    if args.by_kind:
+        if args.split != "all":
+            rows = [r for r in rows if r["split"] == args.split]
+        title += f" · by kind, split {args.split}"
+    summaries, md = table(rows, by_kind=args.by_kind)
     if args.json:
         print(json.dumps(summaries, indent=2))
     else:

@@ -118,17 +118,23 @@ def setup_of(row: dict[str, Any]) -> str:
     return " ".join([*head, row["policy"], *(f"{k}={v}" for k, v in sorted(opts.items()))])
 
 
-def table(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
-    """Summaries per policy and split (dev, test, all) and a Markdown table of them."""
+def table(rows: list[dict[str, Any]], by_kind: bool = False) -> tuple[list[dict[str, Any]], str]:
+    """Summaries per setup and split (dev, test, all) and a Markdown table of them; with
+    ``by_kind``, per setup and kind of item instead (over the rows given: pass one split)."""
     out = []
     for setup in dict.fromkeys(setup_of(r) for r in rows):
         mine = [r for r in rows if setup_of(r) == setup]
+        if by_kind:
+            for kind in sorted({r["kind"] for r in mine}):
+                out.append({"policy": setup, "split": kind, **summarise([r for r in mine if r["kind"] == kind])})
+            continue
         for split in ("dev", "test", "all"):
             part = [r for r in mine if split == "all" or r["split"] == split]
             if part:
                 out.append({"policy": setup, "split": split, **summarise(part)})
-    head = "| " + " | ".join(h for _, h in COLUMNS) + " |"
-    rule = "|" + "|".join("---" for _ in COLUMNS) + "|"
-    lines = [head, rule] + ["| " + " | ".join("–" if s[k] is None else str(s[k]) for k, _ in COLUMNS) + " |"
+    cols = [(k, "kind" if by_kind and k == "split" else h) for k, h in COLUMNS]
+    head = "| " + " | ".join(h for _, h in cols) + " |"
+    rule = "|" + "|".join("---" for _ in cols) + "|"
+    lines = [head, rule] + ["| " + " | ".join("–" if s[k] is None else str(s[k]) for k, _ in cols) + " |"
                             for s in out]
     return out, "\n".join(lines)

@@ -150,6 +150,8 @@ def test_summary_and_table_count_what_the_rows_say():
         ("required_first_hop", "dev"), ("required_first_hop", "test"), ("required_first_hop", "all")]
     assert summaries[1]["unwanted_pct"] == 0.0 and summaries[1]["right_pct"] == 100.0
     assert md.count("\n") == 7 and "| auto | dev | 4 | 33.3 |" in md
+    kinds, md = table([dict(r, kind="direct" if r["expect"] != "none" else "thanks") for r in rows], by_kind=True)
+    assert [(k["split"], k["turns"]) for k in kinds] == [("direct", 4), ("thanks", 2)] and "| kind |" in md
 
 
 def test_a_short_real_run_is_judged_on_what_happened(qwen_backend, tmp_path):
