@@ -103,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
         if out is not None:
             out.close()
         backend.close()
-    label = ", ".join(f"{k}={v!r}" for k, v in options.items()) or "shipped defaults"
+    from edgevox.evals.home import options_label
+
+    label = ", ".join(f"{k}={v}" for k, v in options_label(options).items()) or "shipped defaults"
     return _show(args, rows, f"{args.model} · preset {args.preset or 'of the model'} · {label} · {len(items)} items")
 
 

@@ -41,7 +41,7 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
             verdict = judge_turn(turn.expect, result.calls, result.reply, agent.registry)
             row = {
                 "id": item.id, "turn": n, "split": item.split, "kind": item.kind, "policy": policy,
-                "options": _label(agent_options),
+                "options": options_label(agent_options),
                 "say": turn.say, "expect": turn.expect if turn.expect is not None else "none",
                 "calls": [{"name": c.name, "arguments": c.arguments, "ok": c.ok, "dispatched": c.dispatched,
                            "error": c.error, "hop": c.hop} for c in result.calls],
@@ -56,7 +56,7 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
     return rows
 
 
-def _label(options: dict[str, Any] | None) -> dict[str, Any]:
+def options_label(options: dict[str, Any] | None) -> dict[str, Any]:
     """The agent options of a row, as JSON: hooks by name (what a table tells apart)."""
     out = {k: v for k, v in (options or {}).items() if k not in ("grammar_cache", "hooks")}
     if options and "hooks" in options:
