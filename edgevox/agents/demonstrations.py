@@ -26,27 +26,35 @@ __all__ = ["Demo", "ANSWERS", "build_demonstrations", "demonstration_messages", 
 
 @dataclass(frozen=True)
 class Demo:
-    """One example exchange: a request, and either the call it makes or the words it gets."""
+    """One example exchange: a request, and either the call it makes or the words it gets.
+
+    ``topic``: for an answer in words, the words that name what it declines or answers
+    ("fan", "pizza"); the demonstration is left out when a tool's name or description uses
+    one of them (then a tool may well serve it). Empty: shown whatever the tools.
+    """
 
     request: str
     call: tuple[str, dict[str, Any]] | None = None
     answer: str | None = None
+    topic: frozenset[str] = frozenset()
 
 
-#: Answers in words, always shown: small talk, and requests no tool serves (the second
-#: kind only when no tool's name or description shares a word with the request).
+#: Answers in words, most useful first: small talk, "never mind", a question no tool
+#: answers, a device no tool controls, a state the tools cannot read, a request no tool
+#: serves. (Written for this project; none is taken from an evaluation set.)
 ANSWERS: tuple[Demo, ...] = (
     Demo("Hi, how are you?", answer="I'm fine, thanks. How can I help?"),
-    Demo("Order me a pizza.", answer="Sorry, I can't do that."),
+    Demo("Turn on the fan.", answer="Sorry, I can't control a fan.", topic=frozenset({"fan", "fans"})),
+    Demo("What's the capital of France?", answer="Paris.", topic=frozenset({"capital", "capitals", "france"})),
     Demo("Thanks, that's all.", answer="You're welcome."),
-    Demo("What's the capital of France?", answer="Paris."),
-    Demo("Turn on the fan.", answer="Sorry, I can't control a fan."),
+    Demo("Is the oven still on?", answer="Sorry, I can't check that.",
+         topic=frozenset({"oven", "status", "state", "check"})),
+    Demo("Never mind.", answer="Okay."),
+    Demo("Order me a pizza.", answer="Sorry, I can't do that.", topic=frozenset({"pizza", "order", "food"})),
 )
 
 _WORD = re.compile(r"[a-z]+")
 _EG = re.compile(r"""e\.g\.,?\s*["']?([^"',.;)]+)""", re.IGNORECASE)
-_STOP = frozenset("a an the to of in on for and or me my is it what how you your can i that all "
-                  "are hi thanks s".split())
 
 
 def tool_spec(tool: Any) -> tuple[str, str, dict[str, Any], list[tuple[str, dict[str, Any]]]]:
@@ -64,21 +72,24 @@ def tool_spec(tool: Any) -> tuple[str, str, dict[str, Any], list[tuple[str, dict
 
 
 def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSWERS,
-                         per_tool: int = 1, max_answers: int = 3) -> list[Demo]:
-    """The demonstrations for a tool set: ``per_tool`` calls per tool and up to
-    ``max_answers`` answers in words, interleaved (so position teaches nothing)."""
+                         per_tool: int = 2, max_answers: int | None = None) -> list[Demo]:
+    """The demonstrations for a tool set: up to ``per_tool`` of each tool's own examples
+    (one call made up from its schema when it has none) and answers in words, at most
+    ``max_answers`` (default: half as many as calls, at least three), interleaved so that
+    position teaches nothing."""
     specs = [tool_spec(t) for t in tools]
     calls: list[Demo] = []
     for name, description, params, examples in specs:
         chosen = examples[:per_tool] or [(_request_from_schema(name, description, params),
                                           _arguments_from_schema(params))]
         calls.extend(Demo(request, call=(name, dict(arguments))) for request, arguments in chosen)
-    vocabulary = set()
-    for name, description, _, examples in specs:
-        vocabulary |= _words(name.replace("_", " ") + " " + description)
-        for request, _ in examples:
-            vocabulary |= _words(request)
-    said = [d for d in answers if not (_words(d.request) - _STOP) & vocabulary][:max_answers]
+    vocabulary: set[str] = set()
+    for name, description, _, _ in specs:  # what a tool is for: its name and first sentence
+        # (not the rest: "Only lights: not fans" must not hide the fan demonstration)
+        vocabulary |= _words(name.replace("_", " ").replace(".", " ") + " " + _first_sentence(description))
+    if max_answers is None:
+        max_answers = max(3, len(calls) // 2)
+    said = [d for d in answers if not d.topic & vocabulary][:max_answers]
     if not specs:
         return said
     out: list[Demo] = []
@@ -112,9 +123,13 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0] if text else ""
+
+
 def _request_from_schema(name: str, description: str, params: Mapping[str, Any]) -> str:
     """A request in words: the description's first sentence with the arguments spelled out."""
-    first = re.split(r"(?<=[.!?])\s", description.strip(), maxsplit=1)[0].rstrip(".!? ") if description else ""
+    first = _first_sentence(description).rstrip(".!? ")
     head = first or name.replace("_", " ").replace(".", " ")
     args = _arguments_from_schema(params)
     if not args:

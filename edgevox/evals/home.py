@@ -44,7 +44,7 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
                 "options": options_label(agent_options),
                 "say": turn.say, "expect": turn.expect if turn.expect is not None else "none",
                 "calls": [{"name": c.name, "arguments": c.arguments, "ok": c.ok, "dispatched": c.dispatched,
-                           "error": c.error, "hop": c.hop} for c in result.calls],
+                           "error": c.error, "hop": c.hop, "confidence": c.confidence} for c in result.calls],
                 "reply": result.reply, **verdict,
                 "latency_s": round(latency, 3), "hops": result.hops, "stopped": result.stopped_reason,
                 "hooks": {k: v - before.get(k, 0) for k, v in agent.hook_stats.items() if v > before.get(k, 0)},

@@ -89,15 +89,23 @@ def _known_detectors() -> set[str]:
     return set(DETECTORS)
 
 
-def load_preset_file(path: str | Path) -> Preset:
-    """Parse and check one preset file; errors name the file."""
-    p = Path(path)
+def _read_toml(p: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        return tomllib.loads(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise PresetError(f"cannot read preset file {p}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise PresetError(f"preset file {p} is not valid TOML: {exc}") from None
+
+
+def load_preset_file(path: str | Path) -> Preset:
+    """Parse and check one preset file; errors name the file. A *profile file* (one with
+    ``base = "PRESET"``) is another preset's chat layout and tool format with its own
+    ``[profile]``: the calling profile measured for one model (see ``presets/README``)."""
+    p = Path(path)
+    data = _read_toml(p)
+    if "base" in data:
+        return _profiled(data, p, get_preset(str(data["base"])))
     try:
         preset = _from_dict(data, p)
     except (KeyError, TypeError, ValueError) as exc:
@@ -151,6 +159,29 @@ def _from_dict(d: dict[str, Any], path: Path) -> Preset:
     )
 
 
+_PROFILE_FILE_KEYS = {"name", "base", "description", "profile"}
+
+
+def _profiled(d: dict[str, Any], path: Path, base: Preset) -> Preset:
+    """A profile file: ``base``'s preset (any name ``get_preset`` knows, NAME+envelope
+    too) renamed, with the file's ``[profile]``. Never picked by detection: a model's
+    registry entry names it."""
+    from dataclasses import replace
+
+    extra = set(d) - _PROFILE_FILE_KEYS
+    if extra:
+        raise PresetError(f"profile file {path}: unknown key(s) {', '.join(sorted(extra))}; "
+                          f"allowed: {', '.join(sorted(_PROFILE_FILE_KEYS))}")
+    if "name" not in d or d["base"] == d["name"]:
+        raise PresetError(f"profile file {path}: needs a name of its own and a base preset")
+    try:
+        profile = _profile(d.get("profile", {}))
+    except (KeyError, TypeError) as exc:
+        raise PresetError(f"profile file {path}: {exc}") from None
+    return replace(base, name=str(d["name"]), description=str(d.get("description", base.description)),
+                   architectures=(), template_markers=(), priority=0, profile=profile, path=path)
+
+
 _PROFILE_KEYS = {"instructions": str, "policy": str, "demonstrations": bool, "constrain_auto": bool,
                  "confirm_below": (int, float)}
 
@@ -171,8 +202,21 @@ def _profile(table: Any) -> dict[str, Any]:
 def all_presets() -> dict[str, Preset]:
     """Every preset in the presets folder, by name."""
     out: dict[str, Preset] = {}
+    profiles = []
     for f in sorted(presets_dir().glob("*.toml")):
+        if "base" in _read_toml(f):
+            profiles.append(f)  # after the presets they build on
+            continue
         preset = load_preset_file(f)
+        out[preset.name] = preset
+    for f in profiles:
+        data = _read_toml(f)
+        base = str(data["base"])
+        root = base[: -len("+envelope")] if base.endswith("+envelope") else base
+        if root not in out or FALLBACK_PRESET not in out:
+            raise PresetError(f"profile file {f}: unknown base preset {base!r}")
+        built = out[root] if base == root else _envelope_of(out[root], out[FALLBACK_PRESET])
+        preset = _profiled(data, f, built)
         out[preset.name] = preset
     return out
 
@@ -193,10 +237,12 @@ def get_preset(name: str | Preset) -> Preset:
 def with_envelope(base: str | Preset) -> Preset:
     """``base``'s chat layout (template, stops, think tags, system folding) with the generic
     JSON envelope as its tool format; ``get_preset("gemma3+envelope")`` names the same."""
+    return _envelope_of(get_preset(base), get_preset(FALLBACK_PRESET))
+
+
+def _envelope_of(base: Preset, env: Preset) -> Preset:
     from dataclasses import replace
 
-    base = get_preset(base)
-    env = get_preset(FALLBACK_PRESET)
     if base.wire_format == env.wire_format:
         return base
     return replace(base, name=f"{base.name}+envelope", wire_format=env.wire_format,

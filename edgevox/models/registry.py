@@ -98,7 +98,7 @@ MODELS: dict[str, ModelSpec] = {
         ModelSpec(
             "qwen2.5-coder-0.5b",
             "gguf",
-            "Qwen2.5-Coder-0.5B-Instruct Q4_K_M (default; hermes-style tool calls)",
+            "Qwen2.5-Coder-0.5B-Instruct Q4_K_M (default; JSON envelope calling profile)",
             (
                 ModelFile(
                     "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
@@ -107,7 +107,7 @@ MODELS: dict[str, ModelSpec] = {
                     _qwen_parts(),
                 ),
             ),
-            preset="qwen25",
+            preset="qwen2.5-coder-0.5b",  # its measured calling profile (presets/qwen2.5-coder-0.5b.toml)
             licence="Apache-2.0 (Qwen)",
         ),
         ModelSpec(

@@ -65,3 +65,21 @@ def test_unknown_preset_lists_known():
 ])
 def test_detect_preset(arch, template, expected):
     assert detect_preset(arch, template).name == expected
+
+
+def test_a_profile_file_is_its_base_with_a_profile(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('name = "mine"\nbase = "qwen25+envelope"\n[profile]\ndemonstrations = true\nconstrain_auto = true\n')
+    p = load_preset_file(f)
+    base = get_preset("qwen25+envelope")
+    assert p.name == "mine" and p.wire_format == "envelope" == base.wire_format and p.stop == base.stop
+    assert p.profile == {"demonstrations": True, "constrain_auto": True} and p.architectures == ()
+    f.write_text('name = "mine"\nbase = "qwen25"\nwire_format = "hermes"\n')
+    with pytest.raises(PresetError, match="unknown key"):
+        load_preset_file(f)
+    f.write_text('name = "mine"\nbase = "qwen25"\n[profile]\nconfirm_below = "low"\n')
+    with pytest.raises(PresetError, match="wrong type"):
+        load_preset_file(f)
+    f.write_text('name = "mine"\nbase = "nope"\n')
+    with pytest.raises(PresetError, match="known presets"):
+        load_preset_file(f)

@@ -10,6 +10,8 @@ loop_guard         before_tool   the same call twice in a turn -> earlier result
                                  plain-reply hop
 placeholder_args   before_tool   "", "string", "<value>", "..." as argument values
 unknown_tool       after_llm     a call to a tool that does not exist -> list the real ones
+grounding          before_tool   a call that shares no word with the request (a blind
+                                 request -> the light tool) -> blocked, answer in words
 echo_guard         after_llm     a reply that is a JSON dump of a result or an error
 arg_shape          after_tool    schema validation errors -> one retry with a schema hint
 speakable          after_llm     markup, reasoning, code fences in the spoken reply
@@ -25,18 +27,19 @@ from edgevox.agents.hooks import Hook
 from edgevox.agents.slm.arg_shape import ArgShapeHint, schema_hint
 from edgevox.agents.slm.echo_guard import EchoGuard
 from edgevox.agents.slm.false_claim import FalseClaim
+from edgevox.agents.slm.grounding import Grounding
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 
 __all__ = [
-    "ArgShapeHint", "EchoGuard", "FalseClaim", "LoopGuard", "PlaceholderArgs", "SpeakableReply", "UnknownToolHint",
+    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "LoopGuard", "PlaceholderArgs", "SpeakableReply", "UnknownToolHint",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
 
 
 def default_slm_hooks() -> list[Hook]:
-    """A fresh set of the seven SLM safety hooks, in their intended priority order."""
-    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), EchoGuard(), ArgShapeHint(), SpeakableReply(),
-            FalseClaim()]
+    """A fresh set of the eight SLM safety hooks, in their intended priority order."""
+    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), EchoGuard(), ArgShapeHint(),
+            SpeakableReply(), FalseClaim()]
