@@ -120,6 +120,7 @@ class _Compiler:
             schema = {}
         if schema is False:
             raise self.err(f"{path}.json_schema", "false admits no value")
+        _check_schema(schema, f"{path}.json_schema")
         hint = self.rs.name("js")
         try:
             if style == "json":
@@ -133,6 +134,8 @@ class _Compiler:
                 return self.rs.define(hint, self.xml_parameters(schema, hint) or '""')
         except GrammarError as exc:
             raise self.err(f"{path}.json_schema", exc.reason) from None
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # a shape the checker let by
+            raise self.err(f"{path}.json_schema", f"cannot compile this schema ({type(exc).__name__}: {exc})") from None
         raise self.err(f"{path}.style", f"unknown style {style!r}; known: json, qwen_xml")
 
     def xml_parameters(self, schema: Any, hint: str) -> str:
@@ -264,6 +267,17 @@ class _Compiler:
             more = f"({lit(sep)} {alts})*" if sep else f"{alts}*"
             body = f"{alts} {more}" if at_least_one else f"({alts} {more})?"
         return self.rs.add("tags-sep", body)
+
+
+def _check_schema(schema: Any, where: str) -> None:
+    """A JSON schema that jsonschema's meta-schema accepts (else GrammarError with its path)."""
+    import jsonschema
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        at = "".join(f"/{p}" for p in exc.path)
+        raise GrammarError(f"structural tag {where}{at}: not a valid JSON schema: {exc.message}") from None
 
 
 # -- tools as a structural tag ----------------------------------------------------------------

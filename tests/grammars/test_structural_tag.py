@@ -11,6 +11,8 @@ import json
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from edgevox.grammars import GrammarError, render_answer, render_tool_calls
 from edgevox.grammars.structural_tag import (
@@ -126,6 +128,41 @@ def test_malformed_descriptions_say_which_field_and_why(fmt, where):
     with pytest.raises(GrammarError) as err:
         structural_tag_grammar(fmt)
     assert where in str(err.value)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(
+    ["", "a", "<f>", "root ::= x", "[0-9", "json", "tag", "or", "sequence", "any_text", "triggered_tags"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
+        ["type", "value", "elements", "begin", "end", "content", "tags", "triggers", "excludes", "json_schema",
+         "grammar", "pattern", "separator", "style", "at_least_one", "stop_after_first"]), inner, max_size=4),
+    max_leaves=12)
+
+
+def _mutate(node, path: list, value):
+    """``node`` with the item at ``path`` (keys / indices, as far as they lead) replaced."""
+    if not path or not isinstance(node, (dict, list)):
+        return value
+    key, rest = path[0], path[1:]
+    if isinstance(node, dict):
+        key = sorted(node)[key % len(node)] if node else "type"
+        return {**node, key: _mutate(node.get(key), rest, value)}
+    if not node:
+        return [value]
+    i = key % len(node)
+    return [*node[:i], _mutate(node[i], rest, value), *node[i + 1:]]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CASES), st.lists(st.integers(0, 5), max_size=4), JSON)
+def test_any_damaged_description_is_a_grammar_error_or_a_grammar(case, path, value):
+    """Bad input gets a GrammarError naming where; it never crashes with anything else."""
+    spec = _mutate(case[0], path, value)
+    try:
+        g = structural_tag_grammar({"type": "structural_tag", "format": spec})
+    except GrammarError as exc:
+        assert str(exc).startswith("structural tag"), exc
+    else:
+        g.parsed()
 
 
 def _home_tools() -> list[dict]:
