@@ -115,8 +115,9 @@ def decode(backend: Any, shown: list[dict], modes: dict[str, Any], rounds: int,
             msgs = [{"role": "user", "content": prompt}]
             for mode, grammar in modes.items():
                 c = backend.complete(msgs, shown, grammar=grammar, max_tokens=max_tokens, temperature=0.0)
-                if c.usage.get("completion_tokens", 0) >= 4:
-                    speeds[mode].append(c.tokens_per_second)
+                n, seconds = c.usage.get("completion_tokens", 0), c.timings.get("decode_s", 0.0)
+                if n >= 4 and seconds > 0:
+                    speeds[mode].append(n / seconds)
     free = statistics.median(speeds["free"])
     return {m: {"tok_s": statistics.median(v), "ratio": statistics.median(v) / free, "n": len(v)}
             for m, v in speeds.items() if v}
