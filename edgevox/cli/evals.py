@@ -27,7 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", default="qwen2.5-coder-0.5b", help="registered name, GGUF path or URL")
     p.add_argument("--preset", default=None, help="preset name (default: from the model)")
     p.add_argument("--policy", action="append", choices=POLICIES, default=None,
-                   help="tool_choice policy; repeat to compare several (default: edgevox voice's)")
+                   help="tool_choice policy; repeat to compare several (default: edgevox voice's, "
+                        "the model's calling profile)")
     add_agent_options(p)
     p.add_argument("--split", choices=SPLITS, default="dev",
                    help="dev (for tuning), test (held out: never tune on it) or all (default: dev)")

@@ -11,10 +11,11 @@ from typing import Any
 from edgevox.cli import say_error
 from edgevox.grammars.choice import POLICIES
 
-#: the policy `edgevox voice` and `demo` use unless told otherwise. Not a forced first-hop
-#: call: under required_first_hop every "good night" becomes an action (issue 14: 91 % of
-#: no-tool utterances acted on, against 83 % under auto; `edgevox eval home` measures it).
-VOICE_POLICY = "auto"
+#: the policy `edgevox voice` and `demo` use unless told otherwise: None = the model's
+#: calling profile (the preset's ``[profile]``, chosen with `edgevox eval home`; "auto" when it
+#: names none). Never a forced first-hop call: under required_first_hop every "good night"
+#: becomes an action (issue 14: 91 % of no-tool utterances acted on, 83 % under auto).
+VOICE_POLICY: str | None = None
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +55,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--language", default="en", help="spoken language for multilingual Whisper")
     p.add_argument("--voice", default="piper-joe-medium", help="Piper voice (registry name)")
     p.add_argument("--policy", default=VOICE_POLICY, choices=POLICIES,
-                   help=f"tool_choice policy (default: {VOICE_POLICY})")
+                   help="tool_choice policy (default: the model's calling profile, else auto)")
     p.add_argument("--max-tokens", type=int, default=160)
 
 

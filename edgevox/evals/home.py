@@ -21,9 +21,10 @@ from edgevox.evals.judge import judge_turn
 CLOCK = dt.datetime(2026, 3, 3, 18, 30)
 
 
-def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options: dict[str, Any] | None = None,
+def run_items(backend: Any, items: Iterable[Item], *, policy: str | None = None, agent_options: dict[str, Any] | None = None,
               on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run every item through a fresh home agent on ``backend``; one row per turn."""
+    """Run every item through a fresh home agent on ``backend``; one row per turn.
+    ``policy`` None: the agent's own (the preset's calling profile); rows name the one used."""
     from edgevox.examples.home import Home, home_agent
     from edgevox.grammars import GrammarCache
 
@@ -40,7 +41,8 @@ def run_items(backend: Any, items: Iterable[Item], *, policy: str, agent_options
             latency = time.perf_counter() - t0
             verdict = judge_turn(turn.expect, result.calls, result.reply, agent.registry)
             row = {
-                "id": item.id, "turn": n, "split": item.split, "kind": item.kind, "policy": policy,
+                "id": item.id, "turn": n, "split": item.split, "kind": item.kind,
+                "policy": agent.tool_choice_policy,
                 "options": options_label(agent_options),
                 "say": turn.say, "expect": turn.expect if turn.expect is not None else "none",
                 "calls": [{"name": c.name, "arguments": c.arguments, "ok": c.ok, "dispatched": c.dispatched,
