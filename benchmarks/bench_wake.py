@@ -264,10 +264,14 @@ def detection(det: WakeWordDetector, clips: list[tuple[str, np.ndarray]], noise:
     found = [any(s <= h.t_s <= e for h in hits) for s, e in windows]
     stray = sum(not any(s <= h.t_s <= e for s, e in windows) for h in hits)
     by_voice: dict[str, list[bool]] = {}
+    by_speed: dict[str, list[bool]] = {}
     for (label, _), f in zip(clips, found, strict=True):
-        by_voice.setdefault(label.split("@")[0].split(":")[0], []).append(f)
+        family, speed = label.split(":")[0].split("@")[0], label.split("@")[1]
+        by_voice.setdefault(family, []).append(f)
+        by_speed.setdefault(f"{family}@{speed}", []).append(f)
     return {"n": len(found), "detected": sum(found), "stray_hits": stray,
-            **{f"{k}_rate": sum(v) / len(v) for k, v in by_voice.items()}, "rate": sum(found) / len(found)}
+            **{f"{k}_rate": sum(v) / len(v) for k, v in by_voice.items()}, "rate": sum(found) / len(found),
+            "by_speed": {k: round(sum(v) / len(v), 3) for k, v in by_speed.items()}}
 
 
 def cpu_per_audio_s(fn, audio: np.ndarray) -> float:
@@ -381,6 +385,13 @@ def render(r: dict, models: list[str]) -> str:
         lines.append(f"| {cond} | " + " | ".join(cells) + " |")
     n = r["detection"][models[0]]["clean"]["n"]
     lines += ["", f"{n} phrases per model and condition.", "",
+              "Clean detection rate by voice and speed (Piper: length scale, >1 slower; espeak-ng: words "
+              "per minute, all its voices)", "",
+              "| voice @ speed | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
+    for speed in r["detection"][models[0]]["clean"]["by_speed"]:
+        cells = [f"{r['detection'][m]['clean']['by_speed'][speed]:.0%}" for m in models]
+        lines.append(f"| {speed} | " + " | ".join(cells) + " |")
+    lines += ["",
               "False activations per hour (hits / hours of audio)", "",
               "| audio without the wake word | " + " | ".join(models) + " |", "|---|" + "---|" * len(models)]
     for name in r["false_activations"][models[0]]:
