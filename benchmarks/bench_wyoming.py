@@ -14,8 +14,8 @@ resident set, read from /proc), warms it up, then:
    does, send a seeded mix of `handle` (a transcript to the agent; a conversation goes on
    for up to three turns, then a new one starts) and `tts` requests until the total is
    reached or `--max-minutes` pass. An error is a request that raised, timed out, got an
-   `error` event, a `not-handled`, or no audio. Memory is sampled after warm-up and at
-   the end (goal: under 10 % growth).
+   `error` event, a `not-handled`, or no audio. Memory is sampled after warm-up, when the
+   soak begins (after the first-audio requests) and at the end (goal: under 10 % growth).
 
 Loopback only; it stops by itself and stops the server.
 """
@@ -227,12 +227,14 @@ def main() -> int:
                 print(f"  {n} requests, {errs} errors, server {rss_mb(server.pid):.0f} MB, "
                       f"{time.monotonic() - t1:.0f} s", flush=True)
 
+        out["rss_soak_start_mb"] = round(rss_mb(server.pid), 1)  # after the first-audio requests too
         t1 = time.monotonic()
         out["soak"] = asyncio.run(soak(uri, args.requests, args.clients, args.handle_share, args.seed,
                                        args.timeout, t1 + args.max_minutes * 60, progress))
         out["soak"]["wall_s"] = round(time.monotonic() - t1, 1)
         out["rss_end_mb"] = round(rss_mb(server.pid), 1)
         out["rss_growth_pct"] = round(100 * (out["rss_end_mb"] / out["rss_after_warmup_mb"] - 1), 2)
+        out["rss_growth_soak_pct"] = round(100 * (out["rss_end_mb"] / out["rss_soak_start_mb"] - 1), 2)
         out["load_after"] = os.getloadavg()
     finally:
         server.send_signal(signal.SIGTERM)
@@ -245,7 +247,8 @@ def main() -> int:
           f"in {s['wall_s']} s, {s['errors']} errors; latency p50 {s['p50_s']} s, p95 {s['p95_s']} s "
           f"(handle {s['handle_p50_s']}/{s['handle_p95_s']}, tts {s['tts_p50_s']}/{s['tts_p95_s']})")
     print(f"server memory: {out['rss_after_warmup_mb']} MB after warm-up, {out['rss_end_mb']} MB at the end "
-          f"({out['rss_growth_pct']:+.1f} %)")
+          f"({out['rss_growth_pct']:+.1f} %); {out['rss_soak_start_mb']} MB when the soak began "
+          f"({out['rss_growth_soak_pct']:+.1f} % over the soak)")
     fa = out["first_audio"]
     print(f"first audio: Wyoming tts {fa['wyoming_first_audio_s_p50']} s vs local pipeline TTS first chunk "
           f"{fa['local_tts_first_chunk_s_p50']} s (p50 over {fa['n']} replies each; ratio {fa['ratio_p50']})")
