@@ -472,6 +472,17 @@ def _raw(c: ToolCall) -> str:
 
 
 def _regions(n: int, thinks: list[Think], orphans: list[tuple[int, int]], spans: list[Span]) -> list[Region]:
+    if not thinks and not orphans:  # the usual reply: content around the (disjoint, sorted) spans
+        out: list[Region] = []
+        pos = 0
+        for sp in spans:
+            if sp.start > pos:
+                out.append(Region(pos, sp.start, "content"))
+            out.append(Region(sp.start, sp.end, "span", sp))
+            pos = sp.end
+        if pos < n:
+            out.append(Region(pos, n, "content"))
+        return out
     base: list[tuple[int, int, str]] = []
     for t in thinks:
         if t.inner_start > t.open_start:

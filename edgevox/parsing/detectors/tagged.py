@@ -191,6 +191,10 @@ def real_close(text: str, i: int, close: str | None, limit: int) -> int | None:
 def close_after(text: str, end: int, bound: int, close: str | None) -> int:
     """End of a call region whose JSON ended at ``end``: stray ``}`` / ``]`` / ``,`` after it
     belong to the markup, and so does the closing tag when only whitespace precedes it."""
+    if close and end < bound:  # the usual `}` + "\n"? + closing tag: no pattern needed
+        j = end + 1 if text[end] == "\n" else end
+        if text.startswith(close, j):
+            return j + len(close)
     k = _JUNK.match(text, end, bound).end()
     if close:
         m = _WS.match(text, k, bound)
@@ -202,6 +206,14 @@ def close_after(text: str, end: int, bound: int, close: str | None) -> int:
 def orphans(text: str, closers: tuple[str, ...], spans: list[Span]) -> list[Span]:
     """Stray closing tags (a call closed twice, or never opened): markup, never spoken."""
     out = []
+    if len(spans) <= 8:  # a reply's few calls: a direct test beats building an index
+        for close in closers:
+            q = text.find(close)
+            while q >= 0:
+                if not any(s.start <= q < s.end for s in spans):
+                    out.append(Span(q, q + len(close)))
+                q = text.find(close, q + len(close))
+        return out
     taken = sorted((s.start, s.end) for s in spans if s.end > s.start)
     starts = [a for a, _ in taken]
     reach = list(accumulate((b for _, b in taken), max))  # furthest end among spans so far
