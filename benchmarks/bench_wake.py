@@ -315,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     voices = working_espeak_voices()
     voices = voices[:4] if args.quick else voices
     piper = {ls: PiperTTS(length_scale=ls) for ls in PIPER_SPEEDS}
-    rng, nrng = random.Random(RNG_SEED), np.random.default_rng(RNG_SEED)
+    # one generator per use, so the noise is the same whether or not the music was cached
+    rng, nrng = random.Random(RNG_SEED), np.random.default_rng(RNG_SEED + 1)
     sentences = assorted_sentences()
     log = lambda *a: print(*a, file=sys.stderr, flush=True)  # noqa: E731
     log(f"{len(sentences)} sentences, espeak voices: {', '.join(voices)}")
@@ -326,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     log(f"espeak speech {len(speech) / 3600 / SAMPLE_RATE:.2f} h ({time.time() - t:.0f} s)")
     piper_speech = speech_stream(corpus, sentences[::-1], args.piper_minutes * 60, voices, rng, piper=piper)
     log(f"piper speech {len(piper_speech) / 60 / SAMPLE_RATE:.1f} min ({time.time() - t:.0f} s)")
-    tunes = corpus.get(f"music|{args.music_minutes}|{RNG_SEED}", lambda: music(args.music_minutes * 60, nrng))
+    tunes = corpus.get(f"music|{args.music_minutes}|{RNG_SEED}", lambda: music(args.music_minutes * 60, np.random.default_rng(RNG_SEED)))
     tv_speech = np.concatenate([piper_speech, speech])[:int(args.tv_minutes * 60 * SAMPLE_RATE)]
     tv = mix(tv_speech, np.resize(tunes, len(tv_speech)), 5.0)  # speech 5 dB over the music
     noise_len = 120 * SAMPLE_RATE

@@ -39,7 +39,7 @@ from wyoming.tts import (
 )
 from wyoming.wake import Detect, Detection, NotDetected
 
-from edgevox.agents.types import AgentResult
+from edgevox.agents.types import STOP_CONTEXT, STOP_ERROR, STOP_HOOK_FAILED, AgentResult
 from edgevox.voice.audio import SAMPLE_RATE
 from edgevox.voice.text import SentenceSplitter, split_sentences
 from edgevox.wyoming.audio import AudioFormatError, ToMono16k, encode16
@@ -49,7 +49,7 @@ log = logging.getLogger("edgevox.wyoming")
 
 CHUNK_SAMPLES = 1024          # samples per audio-chunk sent (46 ms at 22.05 kHz)
 FIRST_CLAUSE_WORDS = 6        # a long first sentence is cut at a clause: earlier first audio
-_FAILED_STOPS = ("error", "context_overflow", "hook_failed")
+_FAILED_STOPS = (STOP_ERROR, STOP_CONTEXT, STOP_HOOK_FAILED)  # answered with not-handled
 
 
 class _AudioIn:

@@ -31,18 +31,18 @@ def w_tts():
 
 
 @pytest.fixture(scope="session")
-def served(w_stt, w_tts, qwen_backend):
+def served(w_stt, w_tts, qwen_path):
     """(uri, service, home): the server as `edgevox wyoming` builds it, on a free port.
 
-    The agent comes from the command's own parser defaults (policy, token budget, the home
-    agent's instructions and hooks), so `handle` is tested as it ships; only the loaded
-    model is shared with the other tests."""
+    The agent is built from the command's own parser defaults, model by its registry name:
+    the same preset and calling profile, policy, token budget, instructions and hooks, so
+    `handle` is tested as it ships."""
     from edgevox.cli import build_parser
     from edgevox.cli.voice import build_voice_agent
     from edgevox.wyoming import ServerThread, Service, ServiceConfig
 
     args = build_parser().parse_args(["wyoming"])
-    args.model = qwen_backend
+    assert args.model == "qwen2.5-coder-0.5b"  # qwen_path: already pulled and verified
     agent, home = build_voice_agent(args)
     service = Service(ServiceConfig(), stt=w_stt, tts=w_tts, agent=agent)
     uri = f"tcp://127.0.0.1:{free_port()}"
@@ -50,3 +50,4 @@ def served(w_stt, w_tts, qwen_backend):
     service.wait_loaded(60)
     yield uri, service, home
     server.stop()
+    agent.backend.close()
