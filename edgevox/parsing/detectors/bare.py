@@ -34,11 +34,13 @@ class BareJson(Detector):
     name = "bare_json"
     markers = ("```",)
     trigger_chars = "{[`"
+    #: where a candidate may start (a subclass with other fence languages swaps it)
+    _cand = _CAND
 
     def detect(self, text: str) -> list[Span]:
         out: list[Span] = []
         pos = 0
-        for m in _CAND.finditer(text):
+        for m in self._cand.finditer(text):
             if m.start("br") < pos:
                 continue
             start = m.start("fence") if m.group("fence") else m.start("br")
@@ -58,7 +60,7 @@ class BareJson(Detector):
         last = getattr(self, "_last", None)
         spans = last[1] if last is not None and last[0] is text else self.detect(text)
         first = None
-        for m in _CAND.finditer(text):
+        for m in self._cand.finditer(text):
             if unbalanced(text, m.start("br")):
                 first = m.start("fence") if m.group("fence") else m.start("br")
                 break

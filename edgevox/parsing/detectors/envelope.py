@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 
-from .._values import decode_at, normalise_args, scan, unbalanced
-from ..base import LINE_START, Detector
+from .._values import decode_at, normalise_args, scan
+from ..base import LINE_START
 from ..types import Item, RejectedCall, Span, ToolCall
+from .bare import BareJson
 
 _FENCE = r"(?P<fence>```[ \t]*(?:json|JSON)?[ \t]*\r?\n[ \t\r\n]*)?"
 _CAND = re.compile(LINE_START + _FENCE + r"(?P<br>[{\[])")
@@ -21,7 +22,6 @@ _ANSWER = re.compile(r'\{[ \t\r\n]*"answer"[ \t\r\n]*:[ \t\r\n]*"')
 _CALL_HEAD = re.compile(r'\[?[ \t\r\n]*\{[ \t\r\n]*"(?:tool|answer)"')
 _TOOL_NAME = re.compile(r'"tool"[ \t\r\n]*:[ \t\r\n]*"((?:[^"\\]|\\.){1,200})"')
 _FENCE_CLOSE = re.compile(r"[ \t\r\n]*```")
-_OPEN_FENCE_TAIL = re.compile(LINE_START + r"```[^\n`]*(?:\r?\n[ \t\r\n]*)?\Z")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -83,44 +83,20 @@ def decode_json_string(text: str, i: int) -> tuple[str, int | None]:
     return "".join(out), None
 
 
-class Envelope(Detector):
-    """``{"tool": …, "arguments": …}`` / ``{"answer": …}`` / a list of calls (module docstring)."""
+class Envelope(BareJson):
+    """``{"tool": …, "arguments": …}`` / ``{"answer": …}`` / a list of calls (module docstring).
+
+    Finds candidates like bare JSON (same scan, same pending rule); what a candidate means
+    is its own :meth:`_at`."""
 
     name = "envelope"
     markers = ("```",)
     trigger_chars = "{[`"
-
-    def detect(self, text: str) -> list[Span]:
-        out: list[Span] = []
-        pos = 0
-        for m in _CAND.finditer(text):
-            if m.start("br") < pos:
-                continue
-            start = m.start("fence") if m.group("fence") else m.start("br")
-            sp = self._at(text, start, m.start("br"), bool(m.group("fence")))
-            if sp is not None:
-                out.append(sp)
-                pos = sp.end
-        return out
-
-    def pending(self, text: str) -> int | None:
-        """Start of an unclosed ``{``/``[`` (or an open fence) that may still become one."""
-        spans = self.detect(text)
-        first = None
-        for m in _CAND.finditer(text):
-            if unbalanced(text, m.start("br")):
-                first = m.start("fence") if m.group("fence") else m.start("br")
-                break
-        t = _OPEN_FENCE_TAIL.search(text, max(0, len(text) - 200))
-        if t is not None:
-            s = text.index("```", t.start())
-            if not any(sp.start <= s < sp.end for sp in spans):
-                first = s if first is None else min(first, s)
-        return first
+    _cand = _CAND
 
     # -- one candidate ---------------------------------------------------------------------
 
-    def _at(self, text: str, start: int, i: int, fenced: bool) -> Span | None:
+    def _at(self, text: str, start: int, i: int, fenced: bool, continuation: bool = False) -> Span | None:
         m = _ANSWER.match(text, i)
         if m is not None:
             return self._answer(text, start, i, m.end(), fenced)
