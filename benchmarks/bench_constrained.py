@@ -286,6 +286,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=None,
                     help="fix llama.cpp's threads (default: the backend's choice, see edgevox.llm.threads)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--parts", default="abc", help="which parts to run, e.g. 'b' (default: abc)")
     args = ap.parse_args()
 
     from edgevox.llm import load_model
@@ -304,10 +305,10 @@ def main() -> None:
     report = {"machine": {"cpus": os.cpu_count(), "threads": getattr(backend.llm, "n_threads", None),
                           "batch_threads": getattr(backend.llm, "n_threads_batch", None),
                           "loadavg_start": load0, "llguidance_tokenizer_build_s": tok_build},
-              "a_json_tok_s": bench_json(backend, args.rounds, args.max_tokens),
-              "b_tool_call_wall": bench_calls(backend, args.rounds),
-              "c_engine_time_per_token": bench_masks(backend),
-              "batch_cost_vs_one_token": bench_batch(backend)}
+              "a_json_tok_s": bench_json(backend, args.rounds, args.max_tokens) if "a" in args.parts else {},
+              "b_tool_call_wall": bench_calls(backend, args.rounds) if "b" in args.parts else {},
+              "c_engine_time_per_token": bench_masks(backend) if "c" in args.parts else {},
+              "batch_cost_vs_one_token": bench_batch(backend) if "b" in args.parts else {}}
     report["machine"]["loadavg_end"] = os.getloadavg()[0]
     backend.close()
     if args.json:
@@ -336,8 +337,9 @@ def main() -> None:
             if isinstance(v, dict):
                 print(f"    {k:34s} {v['wall_s']:6.2f} s   {v['ratio']:.2f}x")
     bc = report["batch_cost_vs_one_token"]
-    print("  (a decode of k tokens here costs " + ", ".join(f"k={k}: {v:.1f}x" for k, v in bc.items())
-          + " one token)")
+    if bc:
+        print("  (a decode of k tokens here costs " + ", ".join(f"k={k}: {v:.1f}x" for k, v in bc.items())
+              + " one token)")
     print("\n(c) grammar-engine time per token (JSON-schema grammar, median over the steps of a reply)")
     for k, v in report["c_engine_time_per_token"].items():
         print(f"  {k:11s} whole-vocabulary mask {v['full_mask_us']:9.1f} us   "

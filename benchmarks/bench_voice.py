@@ -291,11 +291,12 @@ def main() -> None:
         if not args.no_fresh:
             for mode in FRESH_MODES:
                 rows[f"fresh / {mode}"] = []
-            cache_dir = tempfile.mkdtemp(prefix="edgevox-bench-prompt-cache-")
             for text in FRESH_REQUESTS[:args.limit]:
-                for mode in FRESH_MODES:  # "no cache" fills the cache "restored" reads
+                # an empty cache for each "no cache" run; "restored" reads what it wrote
+                cache_dir = tempfile.mkdtemp(prefix="edgevox-bench-prompt-cache-")
+                for mode in FRESH_MODES:
                     rows[f"fresh / {mode}"].append(fresh_turn(mode, text, cache_dir))
-            shutil.rmtree(cache_dir, ignore_errors=True)
+                shutil.rmtree(cache_dir, ignore_errors=True)
 
     for name, rs in rows.items():
         summaries[name] = summarize([r for r in rs if "error" not in r])
