@@ -24,7 +24,9 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 
-NOTE = "None of the tools does what the user asked. Reply to the user in plain words, without calling a tool."
+#: the blocked call's error, which the model reads before it answers in words (measured: the
+#: model repeats much of it, so it is worded as something it may say)
+NOTE = "Not done: I have no tool for that. Say so to the user in a few words."
 
 _WORD = re.compile(r"[a-z]+")
 #: words that say nothing about *which* device or service is meant
