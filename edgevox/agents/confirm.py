@@ -79,7 +79,9 @@ def question_for(tool: Any, name: str, arguments: Mapping[str, Any], description
         except (KeyError, IndexError, ValueError):
             pass  # a field the call did not fill: fall back to the generic question
     text = (description or getattr(tool, "description", "") or name.replace("_", " ")).strip()
-    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0].rstrip(".!? ")
+    from edgevox.agents.demonstrations import first_sentence
+
+    first = first_sentence(text).rstrip(".!? ")
     first = first[:1].lower() + first[1:]
     spelled = ", ".join(f"{k.replace('_', ' ')} {_spoken(v)}" for k, v in arguments.items() if v is not None)
     return f"Do you want me to {first}" + (f" ({spelled})" if spelled else "") + "?"

@@ -86,7 +86,7 @@ def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSW
     vocabulary: set[str] = set()
     for name, description, _, _ in specs:  # what a tool is for: its name and first sentence
         # (not the rest: "Only lights: not fans" must not hide the fan demonstration)
-        vocabulary |= _words(name.replace("_", " ").replace(".", " ") + " " + _first_sentence(description))
+        vocabulary |= _words(name.replace("_", " ").replace(".", " ") + " " + first_sentence(description))
     if max_answers is None:
         max_answers = max(3, len(calls) // 2)
     said = [d for d in answers if not d.topic & vocabulary][:max_answers]
@@ -123,13 +123,14 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _first_sentence(text: str) -> str:
+def first_sentence(text: str) -> str:
+    """What a description says a tool is for: its first sentence."""
     return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0] if text else ""
 
 
 def _request_from_schema(name: str, description: str, params: Mapping[str, Any]) -> str:
     """A request in words: the description's first sentence with the arguments spelled out."""
-    first = _first_sentence(description).rstrip(".!? ")
+    first = first_sentence(description).rstrip(".!? ")
     head = first or name.replace("_", " ").replace(".", " ")
     args = _arguments_from_schema(params)
     if not args:

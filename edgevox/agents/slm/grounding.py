@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from edgevox.agents.demonstrations import first_sentence
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 
 #: the blocked call's error, which the model reads before it answers in words (measured: the
@@ -64,13 +65,9 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(v)
 
 
-def _first_sentence(text: str) -> str:
-    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0] if text else ""
-
-
 def tool_words(tool: Any) -> set[str]:
     """What a tool is for, as content-word stems (see the module docstring)."""
-    parts = [tool.name.replace("_", " ").replace(".", " "), _first_sentence(tool.description or "")]
+    parts = [tool.name.replace("_", " ").replace(".", " "), first_sentence(tool.description or "")]
     for key, schema in ((tool.parameters or {}).get("properties") or {}).items():
         parts.append(key.replace("_", " "))
         if isinstance(schema, Mapping):
