@@ -13,5 +13,5 @@ setup(
     packages=find_packages(include=["edgevox", "edgevox.*"]) + list(DATA),
     package_dir=DATA,
     package_data={"edgevox._data.presets": ["*.toml"], "edgevox._data.grammars": ["*.gbnf"],
-                  "edgevox._data.evals": ["*/*.jsonl"]},
+                  "edgevox._data.evals": ["home/*.jsonl"]},
 )
