@@ -648,7 +648,6 @@ class _Turn:
         early = self._early_ok and bool(tools) and request.strategy != "none"
         self._drop_early()
         self._hop_spoken = ""
-        done: list[Any] = []
         opts = {k: v for k, v in request.options.items() if v is not None}
         if tools and getattr(a.backend, "reports_decisions", False):
             opts.setdefault("decisions", _DECISIONS)  # margins for the calls' confidence
@@ -658,7 +657,7 @@ class _Turn:
         stream = None
         ended = False
         try:
-            stream = a.backend.stream(msgs, tools or None, on_done=done.append, grammar=grammar,
+            stream = a.backend.stream(msgs, tools or None, grammar=grammar,
                                       stop_event=self.stop, prompt=prompt, **opts)
             for piece in stream:
                 pieces.append(piece)
@@ -678,10 +677,10 @@ class _Turn:
         except (RuntimeError, OSError, ValueError) as exc:  # BackendError is a RuntimeError
             raise _BackendFailed(f"{type(exc).__name__}: {exc}") from exc
         finally:
-            if hasattr(stream, "close"):
+            if stream is not None:
                 stream.close()  # frees the backend at once when decoding ended at the call
             self.llm_s += time.perf_counter() - t0
-        completion = done[0] if done else None
+        completion = stream.completion  # a TextStream (see edgevox.llm.Backend)
         if not self.stop.is_set() and not ended:  # a cancelled tail is undecided text: never say it
             for ev in parser.close():
                 if isinstance(ev, TextDelta):

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from edgevox.llm import Completion, ContextOverflow, get_preset
+from edgevox.llm import Completion, ContextOverflow, TextStream, get_preset
 from edgevox.llm.template import CHATML, ChatTemplate
 
 Script = str | Callable[[list[dict], Any], str]
@@ -62,9 +62,12 @@ class ScriptedBackend:
         return entry(messages, tools) if callable(entry) else entry
 
     def stream(self, messages: list[dict] | None = None, tools: Any = None, *,
-               on_done: Callable[[Completion], None] | None = None, max_tokens: int = 256,
-               stop_event: Any = None, grammar: Any = None, prompt: str | None = None,
-               **kwargs: Any) -> Iterator[str]:
+               on_done: Callable[[Completion], None] | None = None, **kwargs: Any) -> TextStream:
+        return TextStream(lambda done: self._pieces(messages, tools, done, **kwargs), on_done)
+
+    def _pieces(self, messages: list[dict] | None, tools: Any, on_done: Callable[[Completion], None], *,
+                max_tokens: int = 256, stop_event: Any = None, grammar: Any = None, prompt: str | None = None,
+                **kwargs: Any) -> Iterator[str]:
         prompt = prompt if prompt is not None else self.render(messages or [], tools)
         if len(self.tokenize(prompt)) >= self.n_ctx - 1:
             raise ContextOverflow("prompt too long for the scripted backend")
@@ -81,10 +84,9 @@ class ScriptedBackend:
             piece = text[i:i + self.chunk]
             out += piece
             yield piece
-        if on_done:
-            on_done(Completion(text=out, finish_reason=finish,
-                               usage={"prompt_tokens": len(prompt.split()), "completion_tokens": len(out.split()),
-                                      "total_tokens": len(prompt.split()) + len(out.split())}))
+        on_done(Completion(text=out, finish_reason=finish,
+                           usage={"prompt_tokens": len(prompt.split()), "completion_tokens": len(out.split()),
+                                  "total_tokens": len(prompt.split()) + len(out.split())}))
 
     def complete(self, messages: list[dict] | None = None, tools: Any = None, **kwargs: Any) -> Completion:
         done: list[Completion] = []

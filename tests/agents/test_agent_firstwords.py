@@ -12,6 +12,7 @@ import threading
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
+from edgevox.llm import TextStream
 from edgevox.tools import tool
 
 
@@ -97,9 +98,15 @@ def test_a_call_starts_while_the_model_still_decodes():
     inner = backend.stream
 
     def stream(*a, **kw):  # after the call is written, wait to see whether it already runs
-        yield from inner(*a, **kw)
-        seen.append(started.wait(5.0))
-        yield "\n"
+        first = inner(*a, **kw)
+
+        def pieces(done):
+            yield from first
+            seen.append(started.wait(5.0))
+            yield "\n"
+            done(first.completion)
+
+        return TextStream(pieces)
 
     backend.stream = stream
     r = agent.run("Hall light on.")
