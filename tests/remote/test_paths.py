@@ -68,7 +68,7 @@ def test_llama_cpp_props_give_template_preset_and_context(fake):
 def test_registered_model_name_gives_its_preset(fake):
     fake.routes[("GET", "/v1/models")] = models_route("me", "/srv/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
     b = RemoteBackend(fake.url)
-    assert (b.preset.name, b.preset_source) == ("qwen25", "model_name")
+    assert (b.preset.name, b.preset_source) == ("qwen2.5-coder-0.5b", "model_name")  # its calling profile
     assert b.capabilities()["server"] == "llama-cpp-python"
 
 
