@@ -225,13 +225,15 @@ def _inside(pos: int, spans: list[Span]) -> bool:
     return any(s.start <= pos < s.end for s in spans)
 
 
-def _find_thinks(text: str, tags: tuple[tuple[str, str], ...], spans: list[Span], think_open: bool) -> tuple[list[Think], list[tuple[int, int]]]:
-    """Think blocks plus stray closing tags (``</think>`` with no opener): both never spoken."""
+def _find_thinks(
+    text: str, tags: tuple[tuple[str, str], ...], spans: list[Span], think_open: bool, pos: int = 0,
+) -> tuple[list[Think], list[tuple[int, int]]]:
+    """Think blocks from ``pos`` on, plus stray closing tags (``</think>`` with no opener):
+    both never spoken."""
     n = len(text)
     blocks: list[Think] = []
     orphans: list[tuple[int, int]] = []
-    pos = 0
-    pending_open: tuple[int, int, str] | None = (0, 0, tags[0][1]) if think_open and tags else None
+    pending_open: tuple[int, int, str] | None = (pos, pos, tags[0][1]) if think_open and tags else None
     while True:
         if pending_open is None:
             best = None
@@ -317,12 +319,18 @@ def analyse(
     raw = [s for s in raw if s.end > s.start]
 
     thinks, orphans = _find_thinks(text, cfg.think_tags, raw, think_open) if cfg.think_tags else ([], [])
-    for t in thinks:
-        if not t.closed:
-            first = next((s for s in raw if s.calls and t.inner_start <= s.start), None)
-            if first is not None:
-                t.inner_end = t.close_end = first.start
-                t.implicit = True
+    # Only the last block can be unclosed. When it ends at its first call, the text after
+    # that call is looked at afresh: it may open another think block ("<think>a <call> <think>b").
+    while thinks and not thinks[-1].closed and not thinks[-1].implicit:
+        t = thinks[-1]
+        first = next((s for s in raw if s.calls and t.inner_start <= s.start), None)
+        if first is None:
+            break
+        t.inner_end = t.close_end = first.start
+        t.implicit = True
+        more, more_orphans = _find_thinks(text, cfg.think_tags, raw, False, first.end)
+        thinks += more
+        orphans += more_orphans
 
     # second pass: the text without think blocks
     cuts = [(a, b) for a, b in [(t.open_start, t.close_end) for t in thinks] + orphans if b > a]

@@ -16,6 +16,7 @@ from edgevox.parsing import (
     ParseResult,
     RejectedCall,
     Span,
+    StreamingParser,
     ToolCall,
     parse_tool_calls,
     register_detector,
@@ -53,6 +54,21 @@ def test_call_start_ends_an_unclosed_think():
     assert r.calls == [PARIS]
     assert r.reasoning == "I need the weather."
     assert r.content == "One moment."
+
+
+def test_a_think_opened_again_after_the_call_that_ended_one_is_reasoning():
+    # An unclosed think ends at its first call; a second opener after the call starts a
+    # new block (the fuzz found "<think>hmm <call> <think>hmm" spoken as "<think>hmm").
+    text = f"<think>I need the weather.\n{CALL}\nOne moment. <think>still unsure"
+    r = parse_tool_calls(text, parsers=("qwen25",))
+    assert r.calls == [PARIS]
+    assert r.content == "One moment."
+    assert r.reasoning == "I need the weather.\nstill unsure"
+    sp = StreamingParser(parsers=("qwen25",))
+    for i in range(0, len(text), 3):
+        sp.feed(text[i:i + 3])
+    sp.close()
+    assert sp.result().content == "One moment." and sp.result().calls == [PARIS]
 
 
 def test_think_open_when_prompt_opened_the_block():
