@@ -35,8 +35,8 @@ def test_probe_of_a_real_llama_cpp_python_server(remote):
     caps = remote.capabilities()
     assert caps["server"] == "llama-cpp-python"
     assert caps["models"] and caps["models"][0].endswith(".gguf")
-    # the file name is a registered model, so its preset is picked
-    assert (remote.preset.name, remote.preset_source) == ("qwen25", "model_name")
+    # the file name is a registered model, so its preset (the model's calling profile) is picked
+    assert (remote.preset.name, remote.preset_source) == ("qwen2.5-coder-0.5b", "model_name")
     assert remote.supports_grammar
     assert remote.supports_native_tools  # the GGUF's template renders tools: prompt tokens grow
     caps = remote.capabilities()
@@ -173,7 +173,9 @@ def test_two_hop_agent_turn_with_a_tool(llama_server):
         seen.append(city)
         return f"sunny and 21 C in {city}"
 
-    backend = RecordingBackend(llama_server.url, timeout=120)
+    # the template's own hermes format without a profile: its second hop asks for no schema
+    # grammar (the registry's profile would keep the envelope's answer-or-call grammar)
+    backend = RecordingBackend(llama_server.url, timeout=120, preset="qwen25")
     agent = LLMAgent(tools=[get_weather], model=backend, max_tokens=40, temperature=0.0, seed=1, max_hops=2,
                      tool_choice_policy="required_first_hop")
     result = agent.run("What is the weather in Paris?")
