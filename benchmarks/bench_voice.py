@@ -121,9 +121,9 @@ def fresh_child(mode: str, text: str, cache_dir: str) -> dict:
     loader = threading.Thread(target=voice)
     loader.start()
     cache = False if mode == "no warm" else cache_dir
-    backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset="qwen25", n_ctx=4096,
+    backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset=SHIPPED_PROFILE, n_ctx=4096,
                          prompt_cache=cache)
-    agent, _home = home_agent(backend, policy="auto", warm=mode != "no warm")
+    agent, _home = home_agent(backend, warm=mode != "no warm")
     warm = agent.warm_job.wait() if agent.warm_job is not None else None
     loader.join()
     ready_s = time.perf_counter() - t0
@@ -138,6 +138,11 @@ def fresh_child(mode: str, text: str, cache_dir: str) -> dict:
 def trivial(text: str, stop: threading.Event):
     yield "Okay, done. "
     yield "Anything else?"
+
+
+#: the default model's calling profile, which `edgevox voice` and the demo ship (a GGUF path
+#: alone would be detected as plain hermes without demonstrations)
+SHIPPED_PROFILE = "qwen2.5-coder-0.5b"
 
 
 def _model(env: str, name: str) -> str:
@@ -263,9 +268,9 @@ def main() -> None:
         from edgevox.examples.home import home_agent
         from edgevox.llm import load_model
 
-        backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset="qwen25", n_ctx=4096)
-        agent, _home = home_agent(backend, policy="auto")
-        bare, _home2 = home_agent(backend, policy="auto", warm=False)
+        backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset=SHIPPED_PROFILE, n_ctx=4096)
+        agent, _home = home_agent(backend)
+        bare, _home2 = home_agent(backend, warm=False)
         for t in bare.registry:
             t.say = None  # the model words every result: a second hop
 
