@@ -121,7 +121,7 @@ def fresh_child(mode: str, text: str, cache_dir: str) -> dict:
     loader = threading.Thread(target=voice)
     loader.start()
     cache = False if mode == "no warm" else cache_dir
-    backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset=SHIPPED_PROFILE, n_ctx=4096,
+    backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset=_shipped_profile(), n_ctx=4096,
                          prompt_cache=cache)
     agent, _home = home_agent(backend, warm=mode != "no warm")
     warm = agent.warm_job.wait() if agent.warm_job is not None else None
@@ -140,9 +140,13 @@ def trivial(text: str, stop: threading.Event):
     yield "Anything else?"
 
 
-#: the default model's calling profile, which `edgevox voice` and the demo ship (a GGUF path
-#: alone would be detected as plain hermes without demonstrations)
-SHIPPED_PROFILE = "qwen2.5-coder-0.5b"
+def _shipped_profile() -> str:
+    """The default model's calling profile as the registry names it, which `edgevox voice`
+    and the demo ship (a GGUF path alone would be detected as plain hermes without
+    demonstrations)."""
+    from edgevox.models.registry import DEFAULT_LLM, get_spec
+
+    return get_spec(DEFAULT_LLM).preset
 
 
 def _model(env: str, name: str) -> str:
@@ -268,7 +272,7 @@ def main() -> None:
         from edgevox.examples.home import home_agent
         from edgevox.llm import load_model
 
-        backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset=SHIPPED_PROFILE, n_ctx=4096)
+        backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset=_shipped_profile(), n_ctx=4096)
         agent, _home = home_agent(backend)
         bare, _home2 = home_agent(backend, warm=False)
         for t in bare.registry:
