@@ -7,7 +7,7 @@ from bisect import bisect_left, bisect_right, insort
 from contextvars import ContextVar
 from typing import ClassVar
 
-from .types import Span, ToolIndex
+from .types import Span, ToolCall, ToolIndex
 
 #: Where a bare JSON value or a pythonic list may start: the start of the text, the start of
 #: a line, or after a colon ("Here you go: [...]"). Anything mid-sentence is prose.
@@ -40,12 +40,18 @@ class Detector:
     detector's scan.
 
     ``detect`` must not raise on any input; the chain guards it anyway.
+
+    :meth:`lean` is the one-shot fast path (see ``lean.py``): the spans of a reply written
+    plainly in this format, or None when the full :meth:`detect` must decide.
+    ``spans_at_openings`` promises that every span ``detect`` returns starts at one of the
+    ``openings`` (a multi-format detector relies on it to rule a part out cheaply).
     """
 
     name: ClassVar[str] = ""
     markers: ClassVar[tuple[str, ...]] = ()
     trigger_chars: ClassVar[str] = ""
     openings: ClassVar[tuple[str, ...]] = ()
+    spans_at_openings: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kw: object) -> None:
         super().__init_subclass__(**kw)
@@ -59,13 +65,57 @@ class Detector:
         """False only when ``detect(text)`` is sure to find nothing (no opening present)."""
         if not self.openings:
             return True
-        return any(o in text for o in self.openings)
+        for o in self.openings:
+            if o in text:
+                return True
+        return False
 
     def detect(self, text: str) -> list[Span]:
         raise NotImplementedError
 
     def pending(self, text: str) -> int | None:
         return None
+
+    def lean(self, text: str) -> list[LeanSpan] | None:
+        """``(start, end, calls)`` of every span :meth:`detect` would return, when they are
+        all plain calls and the text holds nothing else this detector would read; None
+        when unsure (the full chain then decides). Must not raise."""
+        return None
+
+
+#: a span the lean path found: (start, end, the calls in it)
+LeanSpan = tuple[int, int, list[ToolCall]]
+
+
+def prose_has(text: str, spans: list[LeanSpan], needles: tuple[str, ...]) -> bool:
+    """True when one of ``needles`` starts in the text outside ``spans`` (sorted, disjoint)."""
+    pos = 0
+    for a, b in [*((s[0], s[1]) for s in spans), (len(text), len(text))]:
+        for o in needles:
+            if text.find(o, pos, a + len(o) - 1) >= 0:
+                return True
+        pos = b
+    return False
+
+
+def lean_first(detectors: list[Detector], text: str) -> list[LeanSpan] | None:
+    """The lean spans of several detectors in priority order: the first that could match
+    reads the text; every later one that could match too must start its spans at an
+    opening, and none of its openings may stand in the prose (then all its spans start
+    inside the first one's calls, which outrank them)."""
+    if len(detectors) == 1:  # its own lean reads a text without its markup as no spans
+        found = detectors[0].lean(text)
+        return [] if found is None and not detectors[0].could_match(text) else found
+    live = [d for d in detectors if d.could_match(text)]
+    if not live:
+        return []
+    found = live[0].lean(text)
+    if found is None:
+        return None
+    for other in live[1:]:
+        if not other.spans_at_openings or prose_has(text, found, other.openings):
+            return None
+    return found
 
 
 class MultiDetector(Detector):
@@ -93,6 +143,9 @@ class MultiDetector(Detector):
     def pending(self, text: str) -> int | None:
         found = [p for p in (part.pending(text) for part in self._parts) if p is not None]
         return min(found) if found else None
+
+    def lean(self, text: str) -> list[LeanSpan] | None:
+        return lean_first(self._parts, text)
 
 
 #: When set, every span passed to resolve_overlaps is also appended here, including those

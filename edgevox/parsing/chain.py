@@ -29,7 +29,8 @@ from functools import lru_cache
 from typing import Any
 
 from ._values import coerce_to_schema
-from .base import DETECTORS, SPAN_SINK, Detector, resolve_overlaps
+from .base import DETECTORS, SPAN_SINK, Detector, lean_first, resolve_overlaps
+from .lean import join_cut
 from .types import (
     MAX_INPUT_CHARS,
     ParseResult,
@@ -159,6 +160,8 @@ class Config:
     markers: tuple[str, ...] = ()
     trigger_chars: frozenset[str] = frozenset()
     always_reparse: bool = False
+    #: every think tag; a reply containing none of them may take the lean path
+    think_strings: tuple[str, ...] = ()
 
 
 def make_config(
@@ -192,7 +195,10 @@ def make_config(
     markers.update(t for pair in tags for t in pair)
     triggers = {c for d in dets for c in d.trigger_chars}
     always = any(not d.markers and not d.trigger_chars for d in dets)
-    return Config(dets, tags, index, think_open, tuple(sorted(markers, key=len, reverse=True)), frozenset(triggers), always)
+    return Config(
+        dets, tags, index, think_open, tuple(sorted(markers, key=len, reverse=True)), frozenset(triggers), always,
+        tuple(dict.fromkeys(t for pair in tags for t in pair)),
+    )
 
 
 def _detect_all(cfg, text: str, sink: list[Span] | None) -> list[Span]:
@@ -587,9 +593,21 @@ def parse_tool_calls(
     Never raises on any ``text`` (non-str input is converted with ``str``); raises
     ValueError/TypeError only for invalid settings.
     """
-    key = _config_key(parsers, tools, think_tags, think_open)
-    cfg = _cached_config(key) if key is not None else make_config(parsers, tools, think_tags, think_open)
+    try:  # the settings as given: a lookup costs less than building the checked key
+        fast: tuple | None = (parsers, tuple(tools) if type(tools) is list else tools, think_tags, think_open)
+        cfg = _FAST_CONFIGS.get(fast)
+    except TypeError:
+        fast, cfg = None, None
+    if cfg is None:
+        key = _config_key(parsers, tools, think_tags, think_open)
+        cfg = _cached_config(key) if key is not None else make_config(parsers, tools, think_tags, think_open)
+        if key is not None and fast is not None and len(_FAST_CONFIGS) < 64:
+            _FAST_CONFIGS[fast] = cfg
     return parse_with(cfg, text)
+
+
+#: configs of settings made only of names and strings (see ``_config_key``), by the settings as given
+_FAST_CONFIGS: dict[tuple, Config] = {}
 
 
 def _config_key(parsers: Any, tools: Any, think_tags: Any, think_open: bool) -> tuple | None:
@@ -626,6 +644,49 @@ def _cached_config(key: tuple) -> Config:
 def parse_with(cfg: Config, text: Any) -> ParseResult:
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    if not cfg.think_open and len(text) <= MAX_INPUT_CHARS:
+        r = lean_result(cfg, text)
+        if r is not None:
+            return r
+    return full_result(cfg, text)
+
+
+def full_result(cfg: Config, text: str) -> ParseResult:
+    """The whole chain (``analyse``), whatever the text."""
     total = len(text)
     a = analyse(text[:MAX_INPUT_CHARS], cfg)
     return result_of(a, total)
+
+
+def lean_result(cfg: Config, text: str) -> ParseResult | None:
+    """The lean path (see ``lean.py``): the same result as :func:`full_result` for a reply
+    with no think tag whose calls the detectors' ``lean`` reads, and all name known tools;
+    None otherwise."""
+    for s in cfg.think_strings:
+        if s in text:
+            return None
+    try:
+        found = lean_first(cfg.detectors, text)
+    except Exception:  # noqa: BLE001 - a lean reader's bug: the full chain reports it
+        return None
+    if found is None:
+        return None
+    tools = cfg.tools
+    calls: list[ToolCall] = []
+    pieces: list[str] = []
+    pos = 0
+    for a, b, cs in found:
+        pieces.append(text[pos:a])
+        pos = b
+        if tools is None:
+            calls += cs
+            continue
+        for c in cs:
+            known = c.name if c.name in tools.schemas else tools.resolve(c.name)
+            if known is None:
+                return None  # the full chain words the rejection
+            if known != c.name or tools.schemas[known]:  # a schema may want values decoded
+                c = ToolCall(c.id, known, coerce_to_schema(c.arguments, tools.param_types(known)))
+            calls.append(c)
+    pieces.append(text[pos:])
+    return ParseResult(calls, join_cut(pieces), None, bool(calls), [])

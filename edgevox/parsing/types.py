@@ -129,9 +129,11 @@ class ToolIndex:
 
     def param_types(self, name: str) -> dict[str, Any]:
         """``properties`` of the tool's schema ({} when unknown)."""
-        schema = self.schemas.get(name) or {}
-        props = schema.get("properties") if isinstance(schema, Mapping) else None
-        return props if isinstance(props, Mapping) else {}
+        schema = self.schemas.get(name)
+        if not schema:  # a tool known by name only (the usual case is a quick one)
+            return {}
+        props = schema.get("properties") if type(schema) is dict or isinstance(schema, Mapping) else None
+        return props if type(props) is dict or isinstance(props, Mapping) else {}
 
 
 def _tool_entry(tool: Any) -> tuple[str | None, dict[str, Any] | None]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 from .._values import decode_at, is_call_shaped, items_from_value, unbalanced, unwrap
-from ..base import LINE_START, Detector
+from ..base import LINE_START, Detector, LeanSpan
+from ..lean import calls_of, decode
 from ..types import RejectedCall, Span
 from .tagged import last_json_name
 
@@ -36,6 +37,7 @@ class BareJson(Detector):
     trigger_chars = "{[`"
     #: where a candidate may start (a subclass with other fence languages swaps it)
     _cand = _CAND
+    spans_at_openings = True  # at a fence, a bracket, or the `{` after `;`
 
     def detect(self, text: str) -> list[Span]:
         out: list[Span] = []
@@ -90,6 +92,55 @@ class BareJson(Detector):
                 end = s.end()
         return Span(start, end, items)
 
+    def lean(self, text: str) -> list[LeanSpan] | None:
+        """Every ``{``, ``[`` and backtick in the text opens a candidate that is a call
+        (after an unfenced span only; a closing fence could open the next candidate)."""
+        n = len(text)
+        out: list[LeanSpan] = []
+        pos = 0
+        while True:
+            k = _next_trigger(text, pos)
+            if k < 0:
+                return out
+            x = k
+            while x > pos and text[x - 1] in " \t":
+                x -= 1
+            fenced = text[k] == "`"
+            if fenced or self._cand is not _CAND:
+                m = self._cand.match(text, x)
+                if m is None or (m.start("fence") if m.group("fence") else m.start("br")) != k:
+                    return None
+                i = m.start("br")
+            elif x == 0 or text[x - 1] in "\n:":  # what LINE_START allows before a bracket
+                i = k
+            else:
+                return None
+            start = k
+            while True:
+                d = decode(text, i, n)
+                calls = calls_of(d[0]) if d is not None else None
+                # with tools known, every name must be one (``lean_result`` checks): that qualifies it
+                if calls is None or (self.tools is None and not _all_call_shaped(d[0])):
+                    return None
+                end = d[1]
+                if fenced:
+                    f = _FENCE_CLOSE.match(text, end)
+                    out.append((start, f.end() if f else end, calls))
+                    return out if _next_trigger(text, out[-1][1]) < 0 else None
+                j = end
+                while j < n and text[j] in " \t":  # _SEMI by hand
+                    j += 1
+                if j < n and text[j] in ";,":
+                    end = j + 1
+                out.append((start, end, calls))
+                pos = end
+                if text[end - 1] not in ";,":
+                    break
+                c = _AFTER_SEMI.match(text, end).end()
+                if c >= n or text[c] != "{":
+                    break
+                start = i = c
+
     def _qualifies(self, value: object) -> bool:
         if isinstance(value, dict) and "name" not in value and "function" not in value:
             calls = value.get("tool_calls")
@@ -105,3 +156,16 @@ class BareJson(Detector):
         name = unwrap(obj).get("name")
         return isinstance(name, str) and self.tools is not None and self.tools.resolve(name.strip()) is not None
 
+
+
+_TRIGGER = re.compile(r"[{\[`]")
+
+
+def _next_trigger(text: str, pos: int) -> int:
+    """The first ``{``, ``[`` or backtick from ``pos`` (-1: none)."""
+    m = _TRIGGER.search(text, pos)
+    return m.start() if m is not None else -1
+
+
+def _all_call_shaped(value: object) -> bool:
+    return all(is_call_shaped(o) for o in value) if isinstance(value, list) else is_call_shaped(value)

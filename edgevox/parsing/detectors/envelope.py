@@ -93,6 +93,11 @@ class Envelope(BareJson):
     markers = ("```",)
     trigger_chars = "{[`"
     _cand = _CAND
+    spans_at_openings = False  # its answers outrank calls: not for a MultiDetector's shortcut
+
+    def lean(self, text: str) -> None:
+        """No lean path (yet): the answer objects need the full chain."""
+        return None
 
     # -- one candidate ---------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ class PythonTag(Detector):
 
     name = "python_tag"
     markers = (TAG, *_ENDS)
+    spans_at_openings = True  # at the tag
 
     def detect(self, text: str) -> list[Span]:
         return tag_regions(text, TAG, lambda p, b, end: self._region(text, p, b, end))

@@ -10,7 +10,8 @@ import re
 
 from ...formats import mistral
 from .._values import decode_at, item_from_obj, items_from_value, skip_blanks, split_elements
-from ..base import Detector
+from ..base import Detector, LeanSpan
+from ..lean import call_of, calls_of, decode
 from ..types import RejectedCall, Span
 from .tagged import last_json_name, tag_regions
 
@@ -40,6 +41,35 @@ def _partial_named(rest: str) -> tuple[bool, str | None]:
 class Mistral(Detector):
     name = "mistral"
     markers = (MARK, ARGS, CALL_ID)
+    spans_at_openings = True  # at [TOOL_CALLS]
+
+    def lean(self, text: str) -> list[LeanSpan] | None:
+        """Each ``[TOOL_CALLS]`` followed by a JSON call list or ``name[ARGS]{…}`` whose
+        payload ends before the next one."""
+        n = len(text)
+        out: list[LeanSpan] = []
+        p = text.find(MARK)
+        while p >= 0:
+            b = p + len(MARK)
+            nxt = text.find(MARK, b)
+            region_end = nxt if nxt >= 0 else n
+            i = skip_blanks(text, b, region_end)
+            if i < region_end and text[i] in "[{":
+                d = decode(text, i, region_end)
+                calls = calls_of(d[0]) if d is not None else None
+            else:
+                m = _NAMED.match(text, b, region_end)
+                i = m.end() if m is not None else region_end
+                if i >= region_end or text[i] != "{":
+                    return None
+                d = decode(text, i, region_end)
+                call = call_of({"name": m.group(1), "arguments": d[0]}, m.group(2)) if d else None
+                calls = [call] if call is not None else None
+            if calls is None or d is None:
+                return None
+            out.append((p, d[1], calls))
+            p = nxt
+        return out
 
     def detect(self, text: str) -> list[Span]:
         return tag_regions(text, MARK, lambda p, b, end: self._one(text, p, b, end))

@@ -22,6 +22,7 @@ _PARTIAL = re.compile(LINE_START + r"(\[)\s*(?:" + _IDENT + r"\s*\.?\s*)?\Z")
 class Pythonic(Detector):
     name = "pythonic"
     trigger_chars = "["
+    spans_at_openings = True  # at the list's `[`
 
     def detect(self, text: str) -> list[Span]:
         out: list[Span] = []

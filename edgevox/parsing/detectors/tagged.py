@@ -16,7 +16,8 @@ from typing import ClassVar
 
 from ...formats import functionary, hermes, phi4
 from .._values import decode_at, items_from_value, scan, skip_blanks
-from ..base import Detector, resolve_overlaps
+from ..base import Detector, LeanSpan, resolve_overlaps
+from ..lean import calls_of, decode
 from ..types import RejectedCall, Span
 
 _NAME_IN_JSON = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
@@ -107,6 +108,7 @@ class TaggedJson(Detector):
     strict_open: ClassVar[frozenset[str]] = frozenset()
     #: a body starting with one of these belongs to another format (e.g. Qwen3-Coder XML)
     foreign_bodies: ClassVar[tuple[str, ...]] = (functionary.OPEN, functionary.OPEN[:-1] + " ")
+    spans_at_openings = True  # a span starts at its opening tag or is a stray closing tag
 
     def detect(self, text: str) -> list[Span]:
         groups = []
@@ -116,6 +118,40 @@ class TaggedJson(Detector):
                 spans += orphans(text, (close,), spans)
             groups.append(spans)
         return resolve_overlaps(groups)
+
+    def lean(self, text: str) -> list[LeanSpan] | None:
+        """Calls as ``open`` + JSON + ``close`` with only whitespace between, no stray
+        closing tag in the prose, and no opening tag inside a call (formats with one tag
+        pair that closes)."""
+        if len(self.tags) != 1 or self.strict_open or not self.tags[0][1]:
+            return None
+        open_, close = self.tags[0]
+        lo, lc = len(open_), len(close)
+        n = len(text)
+        out: list[LeanSpan] = []
+        pos = 0
+        p = text.find(open_)
+        while p >= 0:
+            if text.find(close, pos, p + lc - 1) >= 0:
+                return None
+            b = i = p + lo
+            while i < n and text[i] in " \t\r\n":
+                i += 1
+            if i >= n or text[i] not in "{[":
+                return None
+            d = decode(text, i, n)
+            if d is None or text.find(open_, b, d[1] + lo - 1) >= 0:
+                return None
+            q = d[1]
+            while q < n and text[q] in " \t\r\n":  # other blanks: the full chain
+                q += 1
+            calls = calls_of(d[0]) if text.startswith(close, q) else None
+            if calls is None:
+                return None
+            out.append((p, q + lc, calls))
+            pos = q + lc
+            p = text.find(open_, pos)
+        return None if text.find(close, pos) >= 0 else out
 
     def _pair(self, text: str, open_: str, close: str | None) -> list[Span]:
         return tag_regions(

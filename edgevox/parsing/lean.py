@@ -1,0 +1,104 @@
+"""The lean one-shot path: a reply written plainly in one format, read at ``json`` speed.
+
+Most replies are a little prose around well-formed calls in the format the preset names.
+For those the full chain (every detector, overlap ranking, think blocks, regions, the
+``Joiner``) costs 15–40× a ``json.loads`` of the arguments. A detector's ``lean`` reads
+such a reply directly: find the markup, decode each payload once with the C JSON scanner,
+build the calls. It answers only when it is sure the full chain would find exactly these
+calls and nothing else (no rejections, no repairs, no markup of another kind in the prose);
+otherwise it returns None and the full chain decides. Names are checked against the tools
+by the caller (``chain.lean_result``), which leaves any reply naming an unknown tool to the
+full chain: a detector's ``lean`` may count on it. ``tests/parsing/test_lean.py`` checks
+that both give identical results on every fixture, the fuzz replies and the benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .types import MAX_DEPTH, ToolCall
+
+_SCAN = json.JSONDecoder().scan_once  # (value, end) of the JSON value at an index
+_ARG_KEYS = ("arguments", "parameters", "args")
+
+
+def decode(text: str, i: int, limit: int) -> tuple[Any, int] | None:
+    """The JSON value at ``text[i]`` when it is well formed, ends by ``limit`` and nests
+    shallowly enough that ``decode_at`` would take it as it is (else None)."""
+    try:
+        value, end = _SCAN(text, i)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if end > limit or text.count("{", i, end) + text.count("[", i, end) > MAX_DEPTH:
+        return None
+    return value, end
+
+
+def call_of(obj: Any, call_id: str | None = None) -> ToolCall | None:
+    """``obj`` as a call when ``item_from_obj`` would accept it unchanged: a name and
+    arguments that are an object (or absent); None for anything that needs more care."""
+    if type(obj) is not dict or "function" in obj:
+        return None
+    name = obj.get("name")
+    if type(name) is not str:
+        return None
+    name = name.strip()
+    if not name:
+        return None
+    args: Any = None
+    for k in _ARG_KEYS:
+        if k in obj:
+            args = obj[k]
+            break
+    if args is None:
+        args = {}
+    elif type(args) is not dict:
+        return None
+    if call_id is None:
+        ident = obj.get("id")
+        if type(ident) is str and ident:
+            call_id = ident
+    return ToolCall(call_id, name, args)
+
+
+def calls_of(value: Any) -> list[ToolCall] | None:
+    """The calls in one decoded payload (an object or a non-empty list of them), or None."""
+    if type(value) is dict:
+        if "name" not in value:
+            return None  # `{"tool_calls": [...]}` and other wrappers: the full chain
+        c = call_of(value)
+        return None if c is None else [c]
+    if type(value) is not list or not value:
+        return None
+    out = []
+    for v in value:
+        c = call_of(v)
+        if c is None:
+            return None
+        out.append(c)
+    return out
+
+
+def join_cut(pieces: list[str]) -> str:
+    """What ``Joiner`` makes of ``pieces`` fed in turn with a cut between each two: the
+    non-blank cores, each pair separated by a blank line, a newline or a space as the most
+    newlines on one side of a cut between them say."""
+    parts: list[str] = []
+    nl = 0
+    for s in pieces:
+        left = s.lstrip()
+        core = left.rstrip()
+        if not core:
+            if parts:
+                n = s.count("\n")
+                if n > nl:
+                    nl = n
+            continue
+        if parts:
+            lead = s.count("\n", 0, len(s) - len(left))
+            n = lead if lead > nl else nl
+            parts.append("\n\n" if n >= 2 else "\n" if n == 1 else " ")
+        parts.append(core)
+        nl = left.count("\n", len(core))
+    return "".join(parts)
