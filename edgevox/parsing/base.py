@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right, insort
+from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import ClassVar
 
@@ -98,24 +99,26 @@ def prose_has(text: str, spans: list[LeanSpan], needles: tuple[str, ...]) -> boo
     return False
 
 
-def lean_first(detectors: list[Detector], text: str) -> list[LeanSpan] | None:
-    """The lean spans of several detectors in priority order: the first that could match
-    reads the text; every later one that could match too must start its spans at an
-    opening, and none of its openings may stand in the prose (then all its spans start
-    inside the first one's calls, which outrank them)."""
-    if len(detectors) == 1:  # its own lean reads a text without its markup as no spans
-        found = detectors[0].lean(text)
-        return [] if found is None and not detectors[0].could_match(text) else found
-    live = [d for d in detectors if d.could_match(text)]
-    if not live:
-        return []
-    found = live[0].lean(text)
-    if found is None:
-        return None
-    for other in live[1:]:
-        if not other.spans_at_openings or prose_has(text, found, other.openings):
+def lean_first(detectors: Sequence[Detector], text: str) -> list[LeanSpan] | None:
+    """The lean spans of several detectors in priority order.
+
+    The first detector whose ``lean`` finds spans reads the text (those before it were
+    sure to find nothing). Every later one that could match must start its spans at an
+    opening, and none of its openings may stand in the prose: then all its spans start
+    inside the calls found, which outrank them.
+    """
+    found: list[LeanSpan] | None = None
+    for d in detectors:
+        if found is None:
+            spans = d.lean(text)
+            if spans is None:
+                if d.could_match(text):
+                    return None
+            elif spans:
+                found = spans
+        elif d.could_match(text) and (not d.spans_at_openings or prose_has(text, found, d.openings)):
             return None
-    return found
+    return found if found is not None else []
 
 
 class MultiDetector(Detector):

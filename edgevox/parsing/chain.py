@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from ._values import coerce_to_schema
-from .base import DETECTORS, SPAN_SINK, Detector, lean_first, resolve_overlaps
+from .base import DETECTORS, SPAN_SINK, Detector, MultiDetector, lean_first, resolve_overlaps
 from .lean import join_cut
 from .types import (
     MAX_INPUT_CHARS,
@@ -162,6 +162,8 @@ class Config:
     always_reparse: bool = False
     #: every think tag; a reply containing none of them may take the lean path
     think_strings: tuple[str, ...] = ()
+    #: the detectors with multi-format ones opened into their parts (for ``lean_first``)
+    lean_detectors: tuple[Detector, ...] = ()
 
 
 def make_config(
@@ -197,8 +199,19 @@ def make_config(
     always = any(not d.markers and not d.trigger_chars for d in dets)
     return Config(
         dets, tags, index, think_open, tuple(sorted(markers, key=len, reverse=True)), frozenset(triggers), always,
-        tuple(dict.fromkeys(t for pair in tags for t in pair)),
+        tuple(dict.fromkeys(t for pair in tags for t in pair)), _parts_of(dets),
     )
+
+
+def _parts_of(dets: Iterable[Detector]) -> tuple[Detector, ...]:
+    """A multi-format detector's lean reading is its parts' in order: flat, one call less."""
+    out: list[Detector] = []
+    for d in dets:
+        if isinstance(d, MultiDetector) and type(d).lean is MultiDetector.lean:
+            out += _parts_of(d._parts)
+        else:
+            out.append(d)
+    return tuple(out)
 
 
 def _detect_all(cfg, text: str, sink: list[Span] | None) -> list[Span]:
@@ -666,7 +679,7 @@ def lean_result(cfg: Config, text: str) -> ParseResult | None:
         if s in text:
             return None
     try:
-        found = lean_first(cfg.detectors, text)
+        found = lean_first(cfg.lean_detectors, text)
     except Exception:  # noqa: BLE001 - a lean reader's bug: the full chain reports it
         return None
     if found is None:
@@ -681,11 +694,15 @@ def lean_result(cfg: Config, text: str) -> ParseResult | None:
         if tools is None:
             calls += cs
             continue
+        schemas = tools.schemas
         for c in cs:
-            known = c.name if c.name in tools.schemas else tools.resolve(c.name)
+            if schemas.get(c.name, 0) is None:  # a tool known by name only: nothing to check
+                calls.append(c)
+                continue
+            known = c.name if c.name in schemas else tools.resolve(c.name)
             if known is None:
                 return None  # the full chain words the rejection
-            if known != c.name or tools.schemas[known]:  # a schema may want values decoded
+            if known != c.name or schemas[known]:  # a schema may want values decoded
                 c = ToolCall(c.id, known, coerce_to_schema(c.arguments, tools.param_types(known)))
             calls.append(c)
     pieces.append(text[pos:])

@@ -23,16 +23,23 @@ _SCAN = json.JSONDecoder().scan_once  # (value, end) of the JSON value at an ind
 _ARG_KEYS = ("arguments", "parameters", "args")
 
 
-def decode(text: str, i: int, limit: int) -> tuple[Any, int] | None:
+def decode(text: str, i: int, limit: int, shallow: bool = False) -> tuple[Any, int] | None:
     """The JSON value at ``text[i]`` when it is well formed, ends by ``limit`` and nests
-    shallowly enough that ``decode_at`` would take it as it is (else None)."""
+    shallowly enough that ``decode_at`` would take it as it is (else None). ``shallow``:
+    the caller knows the whole text has at most MAX_DEPTH brackets (see :func:`shallow`)."""
     try:
         value, end = _SCAN(text, i)
     except (StopIteration, ValueError, RecursionError):
         return None
-    if end > limit or text.count("{", i, end) + text.count("[", i, end) > MAX_DEPTH:
+    if end > limit or (not shallow and text.count("{", i, end) + text.count("[", i, end) > MAX_DEPTH):
         return None
     return value, end
+
+
+def shallow(text: str) -> bool:
+    """True when no value in ``text`` can nest deeper than MAX_DEPTH: one count per reply
+    instead of one per call."""
+    return text.count("{") + text.count("[") <= MAX_DEPTH
 
 
 def call_of(obj: Any, call_id: str | None = None) -> ToolCall | None:
@@ -71,13 +78,8 @@ def calls_of(value: Any) -> list[ToolCall] | None:
         return None if c is None else [c]
     if type(value) is not list or not value:
         return None
-    out = []
-    for v in value:
-        c = call_of(v)
-        if c is None:
-            return None
-        out.append(c)
-    return out
+    out = [call_of(v) for v in value]
+    return None if None in out else out  # type: ignore[return-value]
 
 
 def join_cut(pieces: list[str]) -> str:

@@ -17,7 +17,7 @@ import re
 
 from .._values import decode_at, is_call_shaped, items_from_value, unbalanced, unwrap
 from ..base import LINE_START, Detector, LeanSpan
-from ..lean import calls_of, decode
+from ..lean import calls_of, decode, shallow
 from ..types import RejectedCall, Span
 from .tagged import last_json_name
 
@@ -96,13 +96,14 @@ class BareJson(Detector):
         """Every ``{``, ``[`` and backtick in the text opens a candidate that is a call
         (after an unfenced span only; a closing fence could open the next candidate)."""
         n = len(text)
+        flat = shallow(text)
         out: list[LeanSpan] = []
         pos = 0
         while True:
-            k = _next_trigger(text, pos)
-            if k < 0:
+            t = _TRIGGER.search(text, pos)
+            if t is None:
                 return out
-            x = k
+            k = x = t.start()
             while x > pos and text[x - 1] in " \t":
                 x -= 1
             fenced = text[k] == "`"
@@ -117,7 +118,7 @@ class BareJson(Detector):
                 return None
             start = k
             while True:
-                d = decode(text, i, n)
+                d = decode(text, i, n, flat)
                 calls = calls_of(d[0]) if d is not None else None
                 # with tools known, every name must be one (``lean_result`` checks): that qualifies it
                 if calls is None or (self.tools is None and not _all_call_shaped(d[0])):

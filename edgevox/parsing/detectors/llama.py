@@ -8,7 +8,7 @@ import re
 from ...formats import llama32
 from .._pythonic import calls_from_list, calls_from_source, list_extent
 from .._values import skip_blanks
-from ..base import Detector, MultiDetector
+from ..base import Detector, LeanSpan, MultiDetector
 from ..types import RejectedCall, Span
 from .bare import BareJson
 from .pythonic import Pythonic
@@ -26,6 +26,10 @@ class PythonTag(Detector):
     name = "python_tag"
     markers = (TAG, *_ENDS)
     spans_at_openings = True  # at the tag
+
+    def lean(self, text: str) -> list[LeanSpan] | None:
+        """Nothing to find without the tag; the tag's bodies need the full reader."""
+        return None if TAG in text else []
 
     def detect(self, text: str) -> list[Span]:
         return tag_regions(text, TAG, lambda p, b, end: self._region(text, p, b, end))

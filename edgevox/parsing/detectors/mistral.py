@@ -11,7 +11,7 @@ import re
 from ...formats import mistral
 from .._values import decode_at, item_from_obj, items_from_value, skip_blanks, split_elements
 from ..base import Detector, LeanSpan
-from ..lean import call_of, calls_of, decode
+from ..lean import call_of, calls_of, decode, shallow
 from ..types import RejectedCall, Span
 from .tagged import last_json_name, tag_regions
 
@@ -47,6 +47,7 @@ class Mistral(Detector):
         """Each ``[TOOL_CALLS]`` followed by a JSON call list or ``name[ARGS]{…}`` whose
         payload ends before the next one."""
         n = len(text)
+        flat = shallow(text)
         out: list[LeanSpan] = []
         p = text.find(MARK)
         while p >= 0:
@@ -55,14 +56,14 @@ class Mistral(Detector):
             region_end = nxt if nxt >= 0 else n
             i = skip_blanks(text, b, region_end)
             if i < region_end and text[i] in "[{":
-                d = decode(text, i, region_end)
+                d = decode(text, i, region_end, flat)
                 calls = calls_of(d[0]) if d is not None else None
             else:
                 m = _NAMED.match(text, b, region_end)
                 i = m.end() if m is not None else region_end
                 if i >= region_end or text[i] != "{":
                     return None
-                d = decode(text, i, region_end)
+                d = decode(text, i, region_end, flat)
                 call = call_of({"name": m.group(1), "arguments": d[0]}, m.group(2)) if d else None
                 calls = [call] if call is not None else None
             if calls is None or d is None:

@@ -17,7 +17,7 @@ from typing import ClassVar
 from ...formats import functionary, hermes, phi4
 from .._values import decode_at, items_from_value, scan, skip_blanks
 from ..base import Detector, LeanSpan, resolve_overlaps
-from ..lean import calls_of, decode
+from ..lean import calls_of, decode, shallow
 from ..types import RejectedCall, Span
 
 _NAME_IN_JSON = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
@@ -120,27 +120,25 @@ class TaggedJson(Detector):
         return resolve_overlaps(groups)
 
     def lean(self, text: str) -> list[LeanSpan] | None:
-        """Calls as ``open`` + JSON + ``close`` with only whitespace between, no stray
-        closing tag in the prose, and no opening tag inside a call (formats with one tag
-        pair that closes)."""
+        """Calls as ``open`` + JSON + ``close`` with only blanks between, and each tag in the
+        text one of theirs (no stray closing tag, no tag inside a call): formats with one
+        tag pair that closes."""
         if len(self.tags) != 1 or self.strict_open or not self.tags[0][1]:
             return None
         open_, close = self.tags[0]
         lo, lc = len(open_), len(close)
         n = len(text)
         out: list[LeanSpan] = []
-        pos = 0
         p = text.find(open_)
+        if p < 0:
+            return None if close in text else []
+        flat = shallow(text)
         while p >= 0:
-            if text.find(close, pos, p + lc - 1) >= 0:
-                return None
-            b = i = p + lo
+            i = p + lo
             while i < n and text[i] in " \t\r\n":
                 i += 1
-            if i >= n or text[i] not in "{[":
-                return None
-            d = decode(text, i, n)
-            if d is None or text.find(open_, b, d[1] + lo - 1) >= 0:
+            d = decode(text, i, n, flat) if i < n and text[i] in "{[" else None
+            if d is None:
                 return None
             q = d[1]
             while q < n and text[q] in " \t\r\n":  # other blanks: the full chain
@@ -149,9 +147,10 @@ class TaggedJson(Detector):
             if calls is None:
                 return None
             out.append((p, q + lc, calls))
-            pos = q + lc
-            p = text.find(open_, pos)
-        return None if text.find(close, pos) >= 0 else out
+            p = text.find(open_, q + lc)
+        if text.count(open_) != len(out) or text.count(close) != len(out):
+            return None  # a tag inside a call (it bounds the region) or a stray closing tag
+        return out
 
     def _pair(self, text: str, open_: str, close: str | None) -> list[Span]:
         return tag_regions(
