@@ -6,36 +6,23 @@ import json
 import re
 from typing import Any
 
-from edgevox.formats import mistral
+from edgevox.parsing.markup import MarkupFilter
 
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
-_STRAY_THINK = re.compile(r"</?(?:think|thinking|reasoning)>", re.IGNORECASE)
-_FENCE = re.compile(r"```[A-Za-z0-9_+\-]*[ \t]*\n?")
-_PIPE_TOKEN = re.compile(r"<\|[^<>\n]{0,64}?\|>|<\|")
-_TAG = re.compile(r"</?[A-Za-z_][A-Za-z0-9_:\-|]*(?:\s[^<>\n]{0,200})?/?>|<[|/]?[a-z_]+\|?>")
-_BRACKET_TOKEN = re.compile(r"\[/?(?:" + "|".join(mistral.CONTROL) + r")\]")
-_MD = re.compile(r"(\*\*|__|^#{1,6}\s+|^\s*[-*]\s+)", re.MULTILINE)
 _SPACES = re.compile(r"[ \t]+")
 _BLANKS = re.compile(r"\n{3,}")
 
 
-def clean_markup(text: str) -> str:
-    """Remove think blocks, tags, special tokens, code fences and md emphasis; keep the
-    words (inside a fence too: a model sometimes fences a plain sentence) and whitespace.
+def speech_filter() -> MarkupFilter:
+    """The markup filter for an agent's reply (the one the voice uses, with a fenced
+    sentence's words, JSON and markdown handled for a reply): feed it streamed text."""
+    return MarkupFilter(keep_code=True, keep_json=True, markdown=True)
 
-    Local by construction (each rule looks at a short stretch), so cleaning a growing
-    prefix of a stream gives growing prefixes of the cleaned whole.
-    """
-    if not text:
-        return ""
-    out = _THINK.sub(" ", text)
-    out = _STRAY_THINK.sub(" ", out)
-    out = _PIPE_TOKEN.sub(" ", out)
-    out = _BRACKET_TOKEN.sub(" ", out)
-    out = _FENCE.sub("", out)
-    out = out.replace("```", "").replace("`", "")
-    out = _TAG.sub(" ", out)
-    return _MD.sub("", out)
+
+def clean_markup(text: str) -> str:
+    """Remove think blocks, tags, special tokens, call markup the parser left, code fences
+    and markdown; keep the words (inside a fence too: a model sometimes fences a plain
+    sentence) and whitespace. The one-shot use of :func:`speech_filter`."""
+    return speech_filter().whole(text) if text else ""
 
 
 def strip_markup(text: str) -> str:
@@ -46,28 +33,6 @@ def strip_markup(text: str) -> str:
     out = _SPACES.sub(" ", clean_markup(text))
     out = _BLANKS.sub("\n\n", out)
     return "\n".join(line.strip() for line in out.splitlines()).strip()
-
-
-def undecided_tail(text: str) -> int:
-    """Index from which ``text`` could still turn into markup with more characters.
-
-    An unclosed ``<…`` or ``[…`` (short), a trailing run of ``` ` * _ # ```, or a code
-    fence whose opening line has not ended yet.
-    """
-    cut = len(text)
-    lt = text.rfind("<")
-    if lt != -1 and ">" not in text[lt:] and len(text) - lt <= 80:
-        cut = min(cut, lt)
-    lb = text.rfind("[")
-    if lb != -1 and "]" not in text[lb:] and len(text) - lb <= 20:
-        cut = min(cut, lb)
-    fence = text.rfind("```")
-    if fence != -1 and "\n" not in text[fence:]:
-        cut = min(cut, fence)
-    i = len(text)
-    while i > 0 and text[i - 1] in "`*_#":
-        i -= 1
-    return min(cut, i)
 
 
 def has_markup(text: str) -> bool:

@@ -3,10 +3,10 @@
 Reply text arrives from the agent in arbitrary pieces. Three stages turn it into
 sentences Piper can say:
 
-1. `MarkupFilter` (streaming) removes what must never be spoken: reasoning
-   (`<think>…</think>`, also unclosed), tool-call markup (`<tool_call>…`,
-   `<|python_tag|>…`, `[TOOL_CALLS]…`), code fences, JSON objects, special tokens and
-   HTML-like tags.
+1. `MarkupFilter` (streaming, ``edgevox.parsing.markup``: the one markup filter, shared
+   with the agent) removes what must never be spoken: reasoning (`<think>…</think>`, also
+   unclosed), tool-call markup (`<tool_call>…`, `<|python_tag|>…`, `[TOOL_CALLS]…`), code
+   fences, JSON objects, special tokens and HTML-like tags.
 2. `SentenceSplitter` (streaming) emits each sentence as soon as it is certainly complete,
    knowing about abbreviations ("Dr.", "e.g."), decimals ("3.5"), thousands ("1,000"),
    list items and markdown; the first sentence of a reply is cut at a clause when it is
@@ -23,163 +23,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from edgevox.formats import call_openers
+from edgevox.parsing.markup import MarkupFilter
+
+__all__ = ["MarkupFilter", "SentenceSplitter", "clean_markdown", "normalize_for_speech", "split_sentences", "strip_markup"]
 
 # ----------------------------------------------------------------------------- markup
-
-_SKIP_TAGS = ("think", "thinking", "reasoning", "reflection", "scratchpad", "tool_call",
-              "tool_code", "tool_response", "function_call", "functions", "tools")
-_TAG = re.compile(r"</?([A-Za-z][\w:-]*)(\s[^<>]*)?/?>")
-# Call openers of every dialect (edgevox.formats) after which nothing is speech, except
-# plain tags the tag rule skips to their closing tag (<tool_call>…</tool_call>).
-_DROP_REST = tuple(o for o in call_openers()
-                   if not ((m := _TAG.fullmatch(o)) and m.group(1) in _SKIP_TAGS))
-_SPECIAL = re.compile(r"<\|[^<>|]{1,40}\|>|<[^<>\s]{1,40}\|>")
-_MAX_TAG = 64
-_OPENERS = re.compile(r"[<`{\[]")
-_TAG_START = re.compile(r"<[/|!]?[\w|:-]*")
-
-
-class MarkupFilter:
-    """Streaming removal of reasoning, tool-call markup, code, JSON and tags."""
-
-    def __init__(self) -> None:
-        self._buf = ""
-        self._state = "text"   # text | skip_tag | fence | brace | drop
-        self._close = ""       # closing marker while in skip_tag
-        self._depth = 0
-        self._in_str = False
-        self._esc = False
-
-    def feed(self, piece: str) -> str:
-        self._buf += piece
-        return self._drain(final=False)
-
-    def flush(self) -> str:
-        out = self._drain(final=True)
-        self._buf = ""
-        return out
-
-    def _drain(self, final: bool) -> str:
-        out: list[str] = []
-        b = self._buf
-        i = 0
-        while i < len(b):
-            st = self._state
-            if st == "drop":
-                i = len(b)
-                break
-            if st == "skip_tag":
-                j = b.find(self._close, i)
-                if j < 0:
-                    # keep a tail that might be the start of the closing marker
-                    i = max(i, len(b) - len(self._close) + 1) if not final else len(b)
-                    break
-                i = j + len(self._close)
-                self._state = "text"
-                out.append(" ")
-                continue
-            if st == "fence":
-                j = b.find("```", i)
-                if j < 0:
-                    i = max(i, len(b) - 2) if not final else len(b)
-                    break
-                i = j + 3
-                self._state = "text"
-                out.append(" ")
-                continue
-            if st == "brace":
-                while i < len(b) and self._depth > 0:
-                    c = b[i]
-                    if self._in_str:
-                        if self._esc:
-                            self._esc = False
-                        elif c == "\\":
-                            self._esc = True
-                        elif c == '"':
-                            self._in_str = False
-                    elif c == '"':
-                        self._in_str = True
-                    elif c in "{[":
-                        self._depth += 1
-                    elif c in "}]":
-                        self._depth -= 1
-                    i += 1
-                if self._depth == 0:
-                    self._state = "text"
-                    out.append(" ")
-                continue
-            # text state: copy up to the next character that may start markup
-            m = _OPENERS.search(b, i)
-            if m is None:
-                out.append(b[i:])
-                i = len(b)
-                break
-            out.append(b[i:m.start()])
-            i = m.start()
-            step = self._markup_at(b, i, final)
-            if step is None:  # undecidable until more text arrives
-                break
-            i = step[0]
-            out.append(step[1])
-        self._buf = b[i:]
-        return "".join(out)
-
-    def _markup_at(self, b: str, i: int, final: bool) -> tuple[int, str] | None:
-        """Decide what markup starts at b[i]; return (next index, replacement) or None."""
-        rest = b[i:]
-        for marker in _DROP_REST:
-            if rest.startswith(marker):
-                self._state = "drop"
-                return len(b), " "
-            if marker.startswith(rest) and not final:
-                return None
-        c = b[i]
-        if c == "`":
-            if rest.startswith("```"):
-                nl = b.find("\n", i + 3)  # the fence's language tag is part of the fence
-                if nl < 0 and not final:
-                    return None
-                self._state = "fence"
-                return (nl + 1 if nl >= 0 else len(b)), " "
-            if len(rest) < 3 and not final and rest == "`" * len(rest):
-                return None
-            return i + 1, "`"
-        if c == "{":
-            self._state, self._depth, self._in_str, self._esc = "brace", 1, False, False
-            return i + 1, " "
-        if c == "[":
-            if rest.startswith("[{") or rest.startswith("[ {"):
-                self._state, self._depth, self._in_str, self._esc = "brace", 1, False, False
-                return i + 1, " "
-            if len(rest) < 3 and not final:
-                return None
-            return i + 1, "["
-        # '<'
-        m = _SPECIAL.match(b, i)
-        if m:
-            return m.end(), " "
-        m = _TAG.match(b, i)
-        if m:
-            name = m.group(1).lower()
-            closing = b[i + 1] == "/"
-            if not closing and name in _SKIP_TAGS and not m.group(0).endswith("/>"):
-                self._state, self._close = "skip_tag", f"</{m.group(1)}>"
-                return m.end(), " "
-            return m.end(), " "
-        if re.match(r"<[/|A-Za-z!]", rest + "x"):
-            if ">" not in rest[:_MAX_TAG] and len(rest) < _MAX_TAG and not final:
-                return None  # looks like a tag still arriving
-            m = _TAG_START.match(b, i)  # a tag that never closes (cut off): drop its name
-            if m:
-                return m.end(), " "
-        return i + 1, "<"
 
 
 def strip_markup(text: str) -> str:
     """One-shot `MarkupFilter` over a complete text."""
-    f = MarkupFilter()
-    return f.feed(text) + f.flush()
+    return MarkupFilter().whole(text)
 
 
 # ----------------------------------------------------------------------------- markdown

@@ -10,23 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
-from edgevox.agents.speech import clean_markup, has_markup, strip_markup, undecided_tail
+from edgevox.agents.speech import has_markup, speech_filter, strip_markup
 
 
 class _CleanStream(StreamFilter):
-    """Cleans the growing text; holds back a tail that could still become markup."""
+    """The reply's markup filter fed as the text streams (it holds back what could still
+    become markup)."""
 
     def __init__(self) -> None:
-        self.buf = ""
-        self.out = ""
+        self.filter = speech_filter()
 
     def feed(self, text: str) -> str:
-        self.buf += text
-        cleaned = clean_markup(self.buf[:undecided_tail(self.buf)])
-        if not cleaned.startswith(self.out):
-            return ""  # a later rule rewrote earlier text: let the final reply settle it
-        new, self.out = cleaned[len(self.out):], cleaned
-        return new
+        return self.filter.feed(text)
 
 
 class SpeakableReply(Hook):
