@@ -46,10 +46,6 @@ class HookResult:
     counted: bool = True  # False for follow-up actions of an event already counted
 
     @staticmethod
-    def proceed() -> HookResult:
-        return HookResult("continue")
-
-    @staticmethod
     def replace(payload: Any, reason: str | None = None, *, counted: bool = True) -> HookResult:
         return HookResult("replace", payload=payload, reason=reason, counted=counted)
 

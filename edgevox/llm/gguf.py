@@ -10,14 +10,18 @@ Measured against the ggml project's ``gguf`` package (``GGUFReader``) side by si
 every metadata key, read about 25x faster (``GGUFReader`` maps and indexes every tensor),
 no import cost, and a truncated file is named as such where ``GGUFReader`` fails with a
 numpy dtype error; the package would add 5.7 MB with pyyaml, requests and tqdm. So ours stays.
+The file is memory-mapped and the vocabulary (151k token strings and as many merges for
+Qwen2.5) is stepped over without decoding: 201 ms -> 34 ms per header read on the 2-core
+build machine (same values, both GGUFs of the test registry).
 """
 
 from __future__ import annotations
 
+import mmap
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 
 class ModelFileError(ValueError):
@@ -55,35 +59,69 @@ class GGUFInfo:
         return str(self.metadata.get("general.name", self.path.stem))
 
 
-def _read(f: BinaryIO, n: int) -> bytes:
-    data = f.read(n)
-    if len(data) != n:
-        raise EOFError
-    return data
+class _Cursor:
+    """Reads little-endian values from the mapped file; EOFError past its end."""
+
+    __slots__ = ("buf", "pos", "end")
+
+    def __init__(self, buf: mmap.mmap | bytes) -> None:
+        self.buf, self.pos, self.end = buf, 0, len(buf)
+
+    def take(self, n: int) -> bytes:
+        if self.pos + n > self.end:
+            raise EOFError
+        self.pos += n
+        return self.buf[self.pos - n:self.pos]
+
+    def unpack(self, fmt: struct.Struct) -> Any:
+        if self.pos + fmt.size > self.end:
+            raise EOFError
+        (v,) = fmt.unpack_from(self.buf, self.pos)
+        self.pos += fmt.size
+        return v
+
+    def string(self) -> str:
+        n = self.unpack(_U64)
+        if n > _MAX_STRING:
+            raise ModelFileError("GGUF header holds an implausibly long string; the file is corrupt")
+        return self.take(n).decode("utf-8", errors="replace")
+
+    def skip_strings(self, count: int) -> None:
+        """Step over ``count`` strings without decoding them (a 151k-token vocabulary)."""
+        buf, pos, end, unpack = self.buf, self.pos, self.end, _U64.unpack_from
+        for _ in range(count):
+            if pos + 8 > end:
+                raise EOFError
+            (n,) = unpack(buf, pos)
+            if n > _MAX_STRING:
+                raise ModelFileError("GGUF header holds an implausibly long string; the file is corrupt")
+            pos += 8 + n
+        if pos > end:
+            raise EOFError
+        self.pos = pos
 
 
-def _string(f: BinaryIO) -> str:
-    (n,) = struct.unpack("<Q", _read(f, 8))
-    if n > _MAX_STRING:
-        raise ModelFileError("GGUF header holds an implausibly long string; the file is corrupt")
-    return _read(f, n).decode("utf-8", errors="replace")
+_U32, _U64 = struct.Struct("<I"), struct.Struct("<Q")
+_STRUCTS = {k: struct.Struct(v) for k, v in _SCALARS.items()}
 
 
-def _value(f: BinaryIO, vtype: int, keep: bool = True) -> Any:
-    if vtype in _SCALARS:
-        fmt = _SCALARS[vtype]
-        return struct.unpack(fmt, _read(f, struct.calcsize(fmt)))[0]
+def _value(c: _Cursor, vtype: int, keep: bool = True) -> Any:
+    if vtype in _STRUCTS:
+        return c.unpack(_STRUCTS[vtype])
     if vtype == _STRING:
-        return _string(f)
+        return c.string()
     if vtype == _ARRAY:
-        (etype,) = struct.unpack("<I", _read(f, 4))
-        (n,) = struct.unpack("<Q", _read(f, 8))
+        etype = c.unpack(_U32)
+        n = c.unpack(_U64)
         if n > _MAX_ARRAY:
             raise ModelFileError("GGUF header holds an implausibly long array; the file is corrupt")
-        if etype in _SCALARS and not keep:
-            f.seek(n * struct.calcsize(_SCALARS[etype]), 1)
+        if not keep and etype in _STRUCTS:
+            c.take(n * _STRUCTS[etype].size)
             return None
-        items = [_value(f, etype, keep) for _ in range(n)]
+        if not keep and etype == _STRING:
+            c.skip_strings(n)
+            return None
+        items = [_value(c, etype, keep) for _ in range(n)]
         return items if keep else None
     raise ModelFileError(f"GGUF header holds an unknown value type {vtype}; the file is corrupt")
 
@@ -100,30 +138,36 @@ def read_gguf(path: str | Path) -> GGUFInfo:
         with p.open("rb") as f:
             if f.read(4) != b"GGUF":
                 raise ModelFileError(f"{p} is not a GGUF file (wrong magic bytes)")
-            version, n_tensors, n_kv = struct.unpack("<IQQ", _read(f, 20))
-            if version not in (2, 3):
-                raise ModelFileError(f"{p} is GGUF version {version}; only versions 2 and 3 are supported")
-            info = GGUFInfo(p, version, n_tensors=n_tensors)
-            for _ in range(n_kv):
-                key = _string(f)
-                (vtype,) = struct.unpack("<I", _read(f, 4))
-                keep = not key.startswith("tokenizer.ggml.")  # vocab arrays: skip, they are huge
-                info.metadata[key] = _value(f, vtype, keep)
-            max_end = 0
-            for _ in range(n_tensors):
-                _string(f)
-                (n_dims,) = struct.unpack("<I", _read(f, 4))
-                _read(f, 8 * n_dims + 4)
-                (offset,) = struct.unpack("<Q", _read(f, 8))
-                max_end = max(max_end, offset)
-            align = int(info.metadata.get("general.alignment", 32) or 32)
-            pos = f.tell()
-            info.data_offset = (pos + align - 1) // align * align
-            info.max_tensor_offset = max_end
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:  # pages read only as touched
+                info = _header(p, _Cursor(mm))
     except EOFError:
         raise ModelFileError(f"{p} is truncated: the GGUF header ends early ({size} bytes)") from None
-    except OSError as exc:
-        raise ModelFileError(f"cannot read {p}: {exc.strerror}") from None
-    if n_tensors and size <= info.data_offset + info.max_tensor_offset:
+    except (OSError, ValueError) as exc:  # ValueError: mmap of a file that shrank to nothing
+        raise ModelFileError(f"cannot read {p}: {getattr(exc, 'strerror', None) or exc}") from None
+    if info.n_tensors and size <= info.data_offset + info.max_tensor_offset:
         raise ModelFileError(f"{p} is truncated: tensor data ends past the file's {size} bytes")
+    return info
+
+
+def _header(p: Path, c: _Cursor) -> GGUFInfo:
+    c.pos = 4
+    version = c.unpack(_U32)
+    n_tensors, n_kv = c.unpack(_U64), c.unpack(_U64)
+    if version not in (2, 3):
+        raise ModelFileError(f"{p} is GGUF version {version}; only versions 2 and 3 are supported")
+    info = GGUFInfo(p, version, n_tensors=n_tensors)
+    for _ in range(n_kv):
+        key = c.string()
+        vtype = c.unpack(_U32)
+        keep = not key.startswith("tokenizer.ggml.")  # vocab arrays: skip, they are huge
+        info.metadata[key] = _value(c, vtype, keep)
+    max_end = 0
+    for _ in range(n_tensors):
+        c.string()
+        n_dims = c.unpack(_U32)
+        c.take(8 * n_dims + 4)
+        max_end = max(max_end, c.unpack(_U64))
+    align = int(info.metadata.get("general.alignment", 32) or 32)
+    info.data_offset = (c.pos + align - 1) // align * align
+    info.max_tensor_offset = max_end
     return info

@@ -409,3 +409,21 @@ def test_real_comma_joined_parallel_calls_become_two_calls():
     r = ag.run("weather in Paris and Rome")
     assert [c.arguments["city"] for c in r.calls] == ["Paris", "Rome"]
     assert ag.session.messages[1]["content"] == ""  # nothing of the markup is kept as speech
+
+
+def test_a_backend_that_does_not_say_it_takes_grammars_gets_none():
+    """Decided: a backend without ``supports_grammar`` is sent no grammar (one it ignored
+    would make the agent trust unchecked output); both real backends say it (the remote
+    one probes its server once)."""
+    from edgevox.llm import supports_grammar
+    from edgevox.llm.llama_backend import LlamaBackend
+    from edgevox.llm.remote.backend import RemoteBackend
+
+    class Silent(ScriptedBackend):
+        supports_grammar = property(lambda self: (_ for _ in ()).throw(AttributeError("not said")))
+
+    be = Silent([call("get_time"), "It is 14:05."])
+    ag = LLMAgent("t", "test agent", "Be brief.", tools=[get_time], model=be, tool_choice_policy="required_first_hop")
+    assert not supports_grammar(be) and ag.run("time?").reply == "It is 14:05."
+    assert [r["grammar"] for r in be.requests] == [None, None]
+    assert LlamaBackend.supports_grammar is True and isinstance(RemoteBackend.supports_grammar, property)

@@ -163,3 +163,15 @@ def test_copy_of_model_loads_with_detected_preset(tmp_path, qwen_path):
     info = read_gguf(qwen_path)
     assert detect_preset(info.architecture, info.chat_template).name == "qwen25"
     assert shutil.disk_usage(tmp_path).free > 0
+
+
+def test_gguf_header_cut_anywhere_in_the_vocabulary_is_truncated(tmp_path, qwen_path):
+    from edgevox.llm import read_gguf
+
+    whole = read_gguf(qwen_path)
+    p = tmp_path / "cut.gguf"
+    for cut in (4, 23, 2_000_000, whole.data_offset - 1):  # header fields, vocabulary, tensor infos
+        with open(qwen_path, "rb") as src, open(p, "wb") as dst:
+            dst.write(src.read(cut))
+        with pytest.raises(ModelFileError, match="truncated"):
+            read_gguf(p)
