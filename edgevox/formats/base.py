@@ -17,6 +17,35 @@ class StructureInfo:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How a dialect lays out its calls: the grammar builders' call rule and the renderer of
+    past calls both read it.
+
+    ``call``: what one call is -- ``"object"`` (``{name_key: NAME, args_key: {...}}``),
+    ``"python"`` (``NAME(k=v, ...)``), ``"args"`` (the arguments object alone: the name is
+    in ``head``) or ``"params"`` (Qwen3-Coder's parameter tags). ``head``/``tail``: literals
+    around one call (``{name}`` in ``head`` stands for the tool name). ``open``/``close``:
+    literals around the block. ``sep``: between two calls as written; ``sep_gbnf``: the
+    grammar's separator when it accepts more than ``sep`` (GBNF). ``newline_after``: the
+    grammar allows a newline after the last call. ``block``: ``"plain"``; ``"either"`` (one
+    call alone, or several inside ``open``/``close``); ``"fenced"`` (a code fence holding an
+    object, a list, or one object per line).
+    """
+
+    call: str = "object"
+    head: str = ""
+    tail: str = ""
+    name_key: str = "name"
+    args_key: str = "arguments"
+    open: str = ""
+    close: str = ""
+    sep: str = ", "
+    sep_gbnf: str | None = None
+    newline_after: bool = False
+    block: str = "plain"
+
+
+@dataclass(frozen=True)
 class Format:
     """One tool-call dialect.
 
@@ -26,7 +55,8 @@ class Format:
     when it is not ``begin`` (a bare list's ``[``), with ``at_start`` when it counts only at
     the start of the reply. ``style``: how argument values are spelled (json, python,
     gemma). ``example``: one call in canonical form; ``prompt_example``: the template shown
-    to a model in a system prompt. ``detector``: the parser that reads it.
+    to a model in a system prompt. ``detector``: the parser that reads it. ``layout``: how
+    calls are laid out (the call rule of its grammars and the rendering of past calls).
     """
 
     name: str
@@ -43,6 +73,7 @@ class Format:
     plain: tuple[str, ...] = field(default=())
     trigger: str | None = None
     at_start: bool = False
+    layout: Layout = field(default=Layout())
 
     @property
     def bare(self) -> bool:

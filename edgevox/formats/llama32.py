@@ -2,7 +2,7 @@
 documented bare ``{"name": …, "parameters": …}`` (the wire format ``llama32_json``), and
 the pythonic list (see :mod:`.pythonic`)."""
 
-from .base import Format
+from .base import Format, Layout
 
 PYTHON_TAG = "<|python_tag|>"
 ENDS = ("<|eom_id|>", "<|eot_id|>")
@@ -10,6 +10,7 @@ ENDS = ("<|eom_id|>", "<|eot_id|>")
 FORMAT = Format(
     name="llama32_json", style="json", begin=None, detector="llama32",
     markers=(PYTHON_TAG, *ENDS), alt_open=(PYTHON_TAG,), trigger='{"name"', at_start=True,
+    layout=Layout(args_key="parameters", sep="; ", sep_gbnf='";" json-ws'),
     example='{"name": "f", "parameters": {"a": 1}}',
     prompt_example='{"name": "<tool name>", "parameters": {<arguments as JSON>}}',
 )

@@ -62,7 +62,7 @@ def _with_deps(names: Iterable[str]) -> list[str]:
         if n not in out:
             out.append(n)
 
-    for n in names:
+    for n in sorted(names):  # a set's order varies between processes; the grammar text must not
         add(n)
     return out
 

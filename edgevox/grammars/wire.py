@@ -19,13 +19,11 @@ from edgevox.formats import (
     FORMATS,
     functionary,
     gemma,
-    granite,
     hermes,
     json_fenced,
-    mistral,
-    phi4,
     qwen3_coder,
 )
+from edgevox.formats.base import Layout
 
 from .emit import RuleSet, avoid_rules, lit
 from .gbnf import GrammarError
@@ -41,6 +39,7 @@ class WireFormat:
     style: str              # value syntax: "json", "python" or "gemma"
     opener: str | None      # literal that starts the call block; None: bare JSON / list
     example: str
+    layout: Layout = Layout()  # how calls are laid out (the format's own, from edgevox.formats)
 
     @property
     def bare(self) -> bool:
@@ -49,10 +48,8 @@ class WireFormat:
 
 # The dialects' facts (markers, examples) live in edgevox.formats; this module adds their grammars.
 WIRE_FORMATS: dict[str, WireFormat] = {
-    f.name: WireFormat(f.name, f.style, f.begin, f.example) for f in FORMATS.values()
+    f.name: WireFormat(f.name, f.style, f.begin, f.example, f.layout) for f in FORMATS.values()
 }
-# formats whose call is a {"name": ..., "arguments"/"parameters": {...}} object
-_JSON_OBJECT_CALLS = ("hermes", "mistral", "xlam", "granite", "phi4", "llama32_json", "json_fenced")
 
 _PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _GEMMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
@@ -182,27 +179,18 @@ def _qc_raw(rs: RuleSet) -> str:
 
 
 def _one_call(fmt: WireFormat, name: str, args: str) -> str:
-    """One call (one list item for list formats)."""
-    n = fmt.name
-    if n in _JSON_OBJECT_CALLS:
-        key = "parameters" if n == "llama32_json" else "arguments"
-        head = lit('{"name": ' + json.dumps(name, ensure_ascii=False) + ', "' + key + '": ')
-        obj = f'{head} {args} "}}"'
-        return f"{lit(_HO + chr(10))} {obj} {lit(chr(10) + _HC)}" if n == "hermes" else obj
-    if n in ("pythonic", "tool_code"):
-        call = f"{lit(name + '(')} {args} \")\""
-        return f"{lit(_TC + chr(10))} {call} {lit(chr(10) + _FENCE)}" if n == "tool_code" else call
-    if n == "gemma":
-        return f"{lit(_GO + name)} {args} {lit(_GC)}"
-    if n == "functionary":
-        return f"{lit(_FO + name + '>')} {args} {lit(_FC)}"
-    if n == "qwen3_coder":
-        return f"{lit(_HO + chr(10) + _FO + name + '>' + chr(10))} {args} " \
-               f"{lit(_FC + chr(10) + _HC)}"
-    if n == "envelope":
-        head = lit('{"tool": ' + json.dumps(name, ensure_ascii=False) + ', "arguments": ')
-        return f'{head} {args} "}}"'
-    raise ValueError(n)
+    """One call (one list item for list formats), as the format's layout lays it out."""
+    lay = fmt.layout
+    if lay.call == "object":
+        head = lit("{" + json.dumps(lay.name_key) + ": " + json.dumps(name, ensure_ascii=False) + ", "
+                   + json.dumps(lay.args_key) + ": ")
+        inner = f'{head} {args} "}}"'
+    elif lay.call == "python":
+        inner = f"{lit(name + '(')} {args} \")\""
+    else:  # "args" / "params": the name is in the head
+        inner = args
+    before = lay.head.replace("{name}", name)
+    return " ".join(p for p in (lit(before) if before else "", inner, lit(lay.tail) if lay.tail else "") if p)
 
 
 def envelope_answer(rs: RuleSet) -> str:
@@ -265,24 +253,20 @@ def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, 
         args = _args(fmt, comp, rs, params, f"{prefix}-args")
         items.append(rs.add(f"{prefix}-call", _one_call(fmt, name, args)))
     item = items[0] if len(items) == 1 else rs.add("call-item", " | ".join(items))
-    n = fmt.name
-    if n == "json_fenced":
+    lay = fmt.layout
+    if lay.block == "fenced":
         return rs.add("calls", _fenced_calls(rs, item, parallel))
-    if n == "envelope":  # one call object, or (parallel) a JSON list of them
-        return rs.add("calls", f'{item} | "[" {item} (", " {item})* "]"' if parallel else item)
-    list_wrap = {"mistral": (lit(mistral.OPEN + "["), '"]"'), "xlam": ('"["', '"]"'),
-                 "pythonic": ('"["', '"]"'), "granite": (lit(granite.OPEN + "["), '"]"'),
-                 "phi4": (lit(phi4.OPEN + "["), lit("]" + phi4.CLOSE))}
-    sep = {"hermes": '"\\n"', "qwen3_coder": '"\\n"', "tool_code": '"\\n"', "functionary": '"\\n"?',
-           "gemma": "", "llama32_json": '";" json-ws'}.get(n, '", "')
+    sep = lay.sep_gbnf if lay.sep_gbnf is not None else (lit(lay.sep) if lay.sep else "")
+    if lay.block == "either":  # one call alone, or (parallel) several in a list
+        listed = f"{lit(lay.open)} {item} ({sep} {item})* {lit(lay.close)}"
+        return rs.add("calls", f"{item} | {listed}" if parallel else item)
     more = f"({sep} {item})*".replace("( ", "(") if parallel else ""
-    # Newline-separated formats: a newline after the last call is allowed, so a model that
+    # A newline after the last call is allowed where calls go one per line, so a model that
     # habitually ends with "\n" before EOS is not forced into one more call.
-    tail = '"\\n"?' if n in ("hermes", "qwen3_coder", "tool_code", "functionary") else ""
+    tail = '"\\n"?' if lay.newline_after else ""
     seq = " ".join(p for p in (item, more, tail) if p)
-    if n in list_wrap:
-        open_, close = list_wrap[n]
-        seq = f"{open_} {seq} {close}"
+    if lay.open or lay.close:
+        seq = f"{lit(lay.open)} {seq} {lit(lay.close)}"
     return rs.add("calls", seq)
 
 
@@ -356,42 +340,26 @@ def render_tool_calls(calls: Sequence[Any], wire_format: str) -> str:
     pairs = [_call_parts(c) for c in calls]
     if not pairs:
         raise ValueError("no calls to render")
-    n = fmt.name
+    lay = fmt.layout
+    items = [lay.head.replace("{name}", name) + _render_call(fmt, name, dict(a)) + lay.tail for name, a in pairs]
+    if lay.block == "either" and len(items) == 1:
+        return items[0]
+    return lay.open + lay.sep.join(items) + lay.close
 
-    def js(v: Any) -> str:
-        return json.dumps(v, ensure_ascii=False)
 
-    if n in _JSON_OBJECT_CALLS:
-        key = "parameters" if n == "llama32_json" else "arguments"
-        objs = [f'{{"name": {js(name)}, "{key}": {js(dict(a))}}}' for name, a in pairs]
-        if n == "hermes":
-            return "\n".join(f"{_HO}\n{o}\n{_HC}" for o in objs)
-        if n == "llama32_json":
-            return "; ".join(objs)
-        body = "[" + ", ".join(objs) + "]"
-        return {"mistral": mistral.OPEN + body, "xlam": body, "granite": granite.OPEN + body,
-                "json_fenced": json_fenced.OPEN + "\n" + body + "\n" + json_fenced.FENCE,
-                "phi4": phi4.OPEN + body + phi4.CLOSE}[n]
-    if n in ("pythonic", "tool_code"):
-        items = [f"{name}(" + ", ".join(f"{k}={_py(v)}" for k, v in a.items()) + ")" for name, a in pairs]
-        if n == "pythonic":
-            return "[" + ", ".join(items) + "]"
-        return "\n".join(f"{_TC}\n{it}\n{_FENCE}" for it in items)
-    if n == "gemma":
-        return "".join(f"{_GO}{name}{_gemma(dict(a))}{_GC}" for name, a in pairs)
-    if n == "functionary":
-        return "\n".join(f"{_FO}{name}>{js(dict(a))}{_FC}" for name, a in pairs)
-    if n == "qwen3_coder":
-        blocks = []
-        for name, a in pairs:
-            params = "".join(f"{_PO}{k}>\n{v if isinstance(v, str) else js(v)}{_QC_CLOSE}\n"
-                             for k, v in a.items())
-            blocks.append(f"{_HO}\n{_FO}{name}>\n{params}{_FC}\n{_HC}")
-        return "\n".join(blocks)
-    if n == "envelope":
-        objs = [f'{{"tool": {js(name)}, "arguments": {js(dict(a))}}}' for name, a in pairs]
-        return objs[0] if len(objs) == 1 else "[" + ", ".join(objs) + "]"
-    raise ValueError(n)
+def _render_call(fmt: WireFormat, name: str, a: dict) -> str:
+    lay = fmt.layout
+    if lay.call == "object":
+        return "{" + f"{_js(lay.name_key)}: {_js(name)}, {_js(lay.args_key)}: {_js(a)}" + "}"
+    if lay.call == "python":
+        return f"{name}(" + ", ".join(f"{k}={_py(v)}" for k, v in a.items()) + ")"
+    if lay.call == "params":
+        return "".join(f"{_PO}{k}>\n{v if isinstance(v, str) else _js(v)}{_QC_CLOSE}\n" for k, v in a.items())
+    return _gemma(a) if fmt.style == "gemma" else _js(a)
+
+
+def _js(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False)
 
 
 def render_answer(text: str) -> str:
