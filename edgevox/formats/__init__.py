@@ -3,13 +3,15 @@
 A :class:`Format` says how one model family writes tool calls: the literal that opens a
 call block and the one that closes it, every other literal of its markup, the trigger a
 lazy grammar waits for, how argument values are spelled, an example, and which parser
-reads it. The parser chain (detector markers), the grammar builders (openers, examples),
+reads it, and how its calls are laid out (``Layout``). The parser chain (detector markers),
+the grammar builders (openers, examples, the call rule),
 the lazy triggers of the presets and the speech filter all read these objects, so adding
 a dialect is one module here (plus its detector and a preset line)::
 
     # edgevox/formats/mydialect.py
-    from .base import Format
+    from .base import Format, Layout
     FORMAT = Format(name="mydialect", style="json", begin="<call>", end="</call>",
+                    layout=Layout(head="<call>", tail="</call>", sep="\\n"),
                     example='<call>{"name": "f", "arguments": {"a": 1}}</call>',
                     prompt_example='<call>{"name": "<tool name>", "arguments": {...}}</call>',
                     detector="mydialect")
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .base import Format, StructureInfo
+from .base import Format, Layout, StructureInfo
 
 _MODULES = ("hermes", "mistral", "llama32", "pythonic", "xlam", "granite", "phi4", "gemma",
             "functionary", "qwen3_coder", "json_fenced", "envelope")
@@ -69,4 +71,4 @@ def all_markers() -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda m: (-len(m), m)))
 
 
-__all__ = ["FORMATS", "Format", "StructureInfo", "all_markers", "call_openers", "get_format", "trigger_table"]
+__all__ = ["FORMATS", "Format", "Layout", "StructureInfo", "all_markers", "call_openers", "get_format", "trigger_table"]
