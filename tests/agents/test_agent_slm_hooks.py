@@ -303,21 +303,3 @@ def test_runtime_note_read_back_is_not_spoken():
                  tools=[get_stock])
     r = ag.run("ACME price?")
     assert r.reply == "The stock service is down." and ag.loop_stats["note_echoes"] == 1
-
-
-# -- grounding -------------------------------------------------------------------------------
-
-
-def test_a_call_not_about_the_request_is_blocked_and_answered_in_words():
-    from edgevox.examples.home import Home
-
-    home = Home()
-    # Qwen2.5-Coder-0.5B with the home tools: "Close the blinds." -> set_thermostat(0)
-    ag, be = make([call("set_thermostat", temperature=0), "Sorry, I can't control blinds."], tools=home.tools())
-    r = ag.run("Close the blinds.")
-    assert [c.dispatched for c in r.calls] == [False] and home.thermostat_c == Home().thermostat_c
-    assert be.requests[1]["grammar"] is None or be.requests[1]["grammar"].strategy == "none"
-    assert "<tools>" not in be.requests[1]["prompt"]  # the retry may only answer in words
-    assert r.reply == "Sorry, I can't control blinds." and ag.hook_stats["grounding"] == 1
-    ok, _ = make([call("set_thermostat", temperature=22)], tools=Home().tools())
-    assert ok.run("Heating to 22, please.").calls[0].dispatched  # a word of the tool's: it runs

@@ -1,23 +1,34 @@
 """Grounding: a call must be about something the request talks about.
 
 Measured on the home evaluation's dev split with Qwen2.5-Coder-0.5B: most unwanted actions
-are calls to the *nearest* tool for a request no tool serves -- "Who painted the Mona
-Lisa?" -> ``play_music(query="maya")``, "Close the blinds." -> ``set_thermostat(0)``. Such a
-call shares no word with the request: neither with what the tool is for (its name, the
-first sentence of its description, its parameter names, enum values and the requests of
-its ``@tool(examples=)``) nor with the words of its own string arguments.
+are calls to the *nearest* tool for a request no tool serves -- "Close the blinds." ->
+``set_thermostat(0)``, "Turn on the fan in the office." -> ``set_light("office")`` -- or a
+setter called for a question about a state ("Is the kitchen light on?" -> the light
+switched on). Three checks, each from what the registry says a tool is for, block such a
+call before it runs:
 
-A call with no such word is blocked before it runs (the model gets an error saying no tool
-does what was asked), and the next hop may only answer in words. Numbers do not ground a call ("What is 15 plus 27?" is not
-a 15-minute timer); generic verbs ("turn", "set", "switch") do not either, since every
-device is turned and set. Words are compared by a crude stem (lights/light,
-heating/heat). A follow-up like "And pears." is grounded by its required argument
-(``item="pears"``).
+1. **A device no tool serves.** The request names a household device (a fixed, generic
+   list: fans, blinds, doors, vacuums, mowers, ...) that no tool's vocabulary mentions, and
+   not the called tool's own target (``set_light``: "light", "brightness"; not its rooms:
+   a fan in the office is still a fan). The same for opening, closing and locking, which
+   only doors, windows and blinds do.
+2. **A question to a tool that changes things.** "Is the heating on?" asks about a state;
+   a tool whose name or description does not say it reads or tells something (``get_``,
+   "Tell the ...") cannot answer it. Polite requests ("Can you ...?") are not questions.
+3. **Nothing in common.** The request shares no word with the tool's vocabulary (its name,
+   the first sentence of its description, its parameter names, enum values and the
+   requests of its ``@tool(examples=)``) nor with the call's required string arguments.
+   Numbers and generic verbs ("turn", "set") ground nothing. Words are compared by a crude
+   stem (lights/light, heating/heat).
+
+A blocked call never runs; the turn ends with a short reply in words that says what the
+assistant cannot do (measured: letting the model answer after the error cost 50-80 s a
+turn under load and it read the error back). The vocabulary comes from the registry, the
+device list is generic knowledge: neither is taken from an evaluation's utterances.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,9 +36,13 @@ from typing import Any
 from edgevox.agents.demonstrations import first_sentence
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 
-#: the blocked call's error, which the model reads before it answers in words (measured: the
-#: model repeats much of it, so it is worded as something it may say)
-NOTE = "Not done: I have no tool for that. Say so to the user in a few words."
+#: the blocked call's error (recorded with the call; the turn ends with REPLIES[reason])
+NOTE = "Not done: I have no tool for that."
+REPLIES = {
+    "device": "Sorry, I can't control the {device}.",
+    "question": "Sorry, I can't check that.",
+    "unrelated": "Sorry, I can't do that.",
+}
 
 _WORD = re.compile(r"[a-z]+")
 #: words that say nothing about *which* device or service is meant
@@ -39,6 +54,32 @@ every what which who how when where why yes no not turn set make get put switch 
 want need like know see go going have has had one two three four five six seven eight nine ten
 bit little more less very really much many again also too
 """.split())
+
+#: Household devices and appliances, singular and plural (generic knowledge, written here).
+#: Those no tool's vocabulary mentions are the devices a request may name that no tool serves.
+DEVICES = frozenset("""
+fan fans blind blinds shade shades curtain curtains shutter shutters awning awnings drape drapes
+door doors gate gates window windows lock locks vacuum vacuums hoover roomba robot mower mowers
+lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven ovens stove
+cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
+cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
+printer computer laptop car jacuzzi tub fireplace projector console router fountain grill
+""".split())
+#: what only doors, windows, blinds and locks do
+OPENERS = frozenset({"open", "opens", "close", "closes", "shut", "lock", "unlock"})
+#: the first words of a question (a polite request starts with "can/could/would/will you")
+_ASKS = frozenset("""
+is are was were isn't aren't did didn't does doesn't do don't has have hasn't haven't how what
+what's whats when where which who whose why how's hows
+""".split())
+_NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
+#: words that make a terse line ending in "?" a question about a state ("Timer status?")
+_STATE = frozenset({"status", "state", "left", "remaining"})
+#: a tool that reads or tells (it answers questions): its name starts with one of these...
+_READER_NAMES = ("get", "read", "list", "check", "find", "search", "show", "lookup", "query", "fetch")
+#: ...or its description's first word is one of these
+_READER_VERBS = frozenset({"tell", "tells", "get", "gets", "return", "returns", "read", "reads", "show", "shows",
+                           "list", "lists", "look", "looks", "check", "checks", "find", "finds", "report", "reports"})
 
 
 def stem(word: str) -> str:
@@ -65,34 +106,94 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(v)
 
 
+def _properties(tool: Any) -> dict[str, Any]:
+    return dict((tool.parameters or {}).get("properties") or {})
+
+
+def _enums(tool: Any) -> tuple[set[str], set[str]]:
+    """(names of enum parameters, their values) as content words."""
+    names, values = set(), set()
+    for key, schema in _properties(tool).items():
+        if isinstance(schema, Mapping) and schema.get("enum"):
+            names |= content_words(key.replace("_", " "))
+            values |= content_words(" ".join(str(v) for v in schema["enum"]))
+    return names, values
+
+
 def tool_words(tool: Any) -> set[str]:
     """What a tool is for, as content-word stems (see the module docstring)."""
     parts = [tool.name.replace("_", " ").replace(".", " "), first_sentence(tool.description or "")]
-    for key, schema in ((tool.parameters or {}).get("properties") or {}).items():
-        parts.append(key.replace("_", " "))
-        if isinstance(schema, Mapping):
-            parts.extend(str(v) for v in schema.get("enum") or [])
+    parts.extend(key.replace("_", " ") for key in _properties(tool))
     parts.extend(request for request, _ in getattr(tool, "examples", None) or [])
-    return content_words(" ".join(parts))
+    return content_words(" ".join(parts)) | _enums(tool)[1]
 
 
-def grounded(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
-    """Does ``request`` share a content word with the tool or with the call's own required
-    strings? (Not optional ones: the model copies the request's words into a free-text
-    ``label`` -- "Open the blinds halfway." -> a timer labelled "blinds halfway".)"""
+def target_words(tool: Any) -> set[str]:
+    """The thing a tool acts on: its name and the first sentence of its description, less
+    the names and values of enum parameters (``set_light`` -> light, brightness; not room,
+    kitchen: a fan in the kitchen is not a light)."""
+    names, values = _enums(tool)
+    said = content_words(tool.name.replace("_", " ").replace(".", " ") + " " + first_sentence(tool.description or ""))
+    return said - names - values - {"room"}
+
+
+def is_reader(tool: Any) -> bool:
+    """Does the tool read or tell something (so a question may be answered by calling it)?"""
+    head = re.split(r"[_.\s]", tool.name.lower(), maxsplit=1)[0]
+    words = _WORD.findall((tool.description or "").lower())
+    return head in _READER_NAMES or (bool(words) and words[0] in _READER_VERBS)
+
+
+def is_question(text: str) -> bool:
+    """A question about something, not a polite request ("Can you dim the lights?")."""
+    words = re.findall(r"[a-z']+", text.lower())
+    if not words or " ".join(words).startswith(_NOT_ASKING):
+        return False
+    return words[0] in _ASKS or (text.rstrip().endswith("?") and bool(_STATE & set(words)))
+
+
+def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
+    """The devices ``request`` names that no tool's vocabulary mentions (as stems)."""
+    served = set().union(*(tool_words(t) for t in tools))
+    named = content_words(request) & {stem(d) for d in DEVICES}
+    return named - served
+
+
+def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
+    """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
+    is grounded. ``tools``: every tool of the registry (what is served at all)."""
     said = content_words(request)
+    target = target_words(tool)
+    if not said & target:
+        opens = {stem(w) for w in _WORD.findall(request.lower()) if w in OPENERS}
+        if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
+            return "device"
+    if is_question(request) and not is_reader(tool):
+        return "question"
     if said & tool_words(tool):
-        return True
+        return None
+    # Not optional arguments: the model copies the request's words into a free-text ``label``
+    # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
     required = set((tool.parameters or {}).get("required") or ())
-    return bool(said & content_words(" ".join(_strings({k: v for k, v in arguments.items() if k in required}))))
+    strings = " ".join(_strings({k: v for k, v in arguments.items() if k in required}))
+    return None if said & content_words(strings) else "unrelated"
+
+
+def _device_word(request: str, tools: Iterable[Any]) -> str:
+    stems = unserved_devices(request, tools)
+    for word in re.findall(r"[A-Za-z]+", request):
+        if stem(word.lower()) in stems:
+            return word.lower()
+    return "that"
 
 
 class Grounding(Hook):
-    """Blocks calls that share no word with the request; the model then answers in words.
+    """Blocks calls not about the request (see the module docstring); the turn ends with a
+    short reply in words.
 
     A ``before_tool`` hook, so a call the stream completes may still start early: the
-    request and the call are all it needs. The blocked call never runs (its result is an
-    error the model sees), and the next hop may only answer in words.
+    request and the call are all it needs. The blocked call is recorded (not dispatched,
+    with an error) and its ``after_tool`` ends the turn.
     """
 
     name = "grounding"
@@ -102,18 +203,25 @@ class Grounding(Hook):
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
         from edgevox.tools import ToolResult
 
-        tool = ctx.registry.get(call.name)
+        registry = ctx.registry
+        tool = registry.get(call.name)
         if tool is None or not isinstance(call.arguments, dict) or ctx.successes():
             return None  # unknown names are unknown_tool's; after a success the turn is on track
-        if grounded(ctx.text, tool, call.arguments):
+        tools = list(registry)
+        reason = why_not(ctx.text, tool, call.arguments, tools)
+        if reason is None:
             return None
-        ctx.state(self)["words_only"] = True
-        return HookResult.replace(ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
-                                             error_type="invalid_arguments", call_id=call.id),
-                                  reason=f"{call.name} is not about the request")
+        reply = REPLIES[reason]
+        if reason == "device":
+            device = _device_word(ctx.text, tools)
+            reply = reply.format(device=device) if device != "that" else REPLIES["unrelated"]
+        blocked = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
+                             error_type="invalid_arguments", call_id=call.id)
+        ctx.state(self).setdefault("blocked", {})[id(blocked)] = reply
+        return HookResult.replace(blocked, reason=f"{call.name} is not about the request ({reason})")
 
-    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
-        if not ctx.state(self).pop("words_only", False) or request.strategy == "none":
+    def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
+        reply = ctx.state(self).get("blocked", {}).pop(id(result), None)
+        if reply is None:
             return None
-        return HookResult.replace(dataclasses.replace(request, strategy="none"), reason="answer in words",
-                                  counted=False)
+        return HookResult("end", reply=reply, reason="answered in words", counted=False)  # counted when blocked

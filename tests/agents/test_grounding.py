@@ -1,0 +1,93 @@
+"""Grounding: which calls are about the request (pure logic on the home registry), the
+hook's turn on a scripted backend, and the hook on the real Qwen2.5-Coder-0.5B."""
+
+from __future__ import annotations
+
+import pytest
+from agent_fakes import ScriptedBackend, call
+
+from edgevox.agents import LLMAgent, default_slm_hooks
+from edgevox.agents.slm.grounding import (
+    is_question,
+    is_reader,
+    target_words,
+    unserved_devices,
+    why_not,
+)
+from edgevox.examples.home import Home
+
+TOOLS = {t.name: t for t in Home().tools()}
+ALL = list(TOOLS.values())
+
+
+@pytest.mark.parametrize(("request_", "name", "arguments", "why"), [
+    # the calls Qwen2.5-Coder-0.5B made for requests no tool serves (home evaluation, dev)
+    ("Close the blinds.", "set_thermostat", {"temperature": 0}, "device"),
+    ("Raise the bedroom blinds.", "set_light", {"room": "bedroom", "on": True}, "device"),  # a room is not a light
+    ("Put the TV on channel four.", "set_volume", {"change": "up"}, "device"),
+    ("Open the garage.", "set_light", {"room": "garage", "on": True}, "device"),  # only doors open
+    ("How long until the pasta timer goes off?", "start_timer", {"minutes": 10, "label": "pasta"}, "question"),
+    ("Is the kitchen light on?", "set_light", {"room": "kitchen", "on": True}, "question"),
+    ("Who painted the Mona Lisa?", "play_music", {"query": "maya"}, "question"),
+    ("What is 15 plus 27?", "start_timer", {"minutes": 15}, "question"),
+    ("Hello!", "set_light", {"room": "living room", "on": True}, "unrelated"),
+    ("Ugh, Mondays.", "set_light", {"room": "living room", "on": True}, "unrelated"),
+    # right calls stay grounded
+    ("Turn off the fan and the office light.", "set_light", {"room": "office", "on": False}, None),
+    ("Can you turn the kitchen light on?", "set_light", {"room": "kitchen", "on": True}, None),  # polite
+    ("Kitchen to 40 percent.", "set_light", {"room": "kitchen", "on": True, "brightness": 40}, None),
+    ("What's the weather like?", "get_weather", {}, None),  # a question to a reader
+    ("What time is it?", "get_time", {}, None),
+    ("How about some jazz?", "play_music", {"query": "jazz"}, None),
+    ("Jazz please.", "play_music", {"query": "jazz"}, None),  # by its required argument
+    ("Same for the hallway.", "set_light", {"room": "hallway", "on": True}, None),
+    ("Pause.", "media_control", {"action": "pause"}, None),  # an enum value
+    ("It's freezing, bump the heating up.", "set_thermostat", {"temperature": 23}, None),  # stems
+    ("Quieter.", "set_volume", {"change": "down"}, None),  # a third example: words only, not shown
+    ("Shopping list: coffee.", "add_to_shopping_list", {"item": "coffee"}, None),
+])
+def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
+    assert why_not(request_, TOOLS[name], arguments, ALL) == why
+
+
+def test_vocabulary_comes_from_the_registry():
+    assert {"light", "brightnes"} <= target_words(TOOLS["set_light"])
+    assert "kitchen" not in target_words(TOOLS["set_light"])  # a room says where, not what
+    assert [n for n, t in TOOLS.items() if is_reader(t)] == ["get_weather", "get_time"]
+    assert unserved_devices("Turn on the ceiling fans and the hallway light.", ALL) == {"fan"}
+    assert unserved_devices("Add a new fan to the shopping list.", ALL) == {"fan"}  # named, yet the list is served
+    assert is_question("Are the lights on?") and not is_question("Could you dim the lights?")
+    assert not is_question("What about the bedroom?") and is_question("Pasta timer status?")
+
+
+def test_a_blocked_call_ends_the_turn_in_words_without_another_hop():
+    home = Home()
+    # Qwen2.5-Coder-0.5B with the home tools: "Close the blinds." -> set_thermostat(0)
+    be = ScriptedBackend([call("set_thermostat", temperature=0)], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be, hooks=default_slm_hooks())
+    r = ag.run("Close the blinds.")
+    assert [(c.name, c.dispatched) for c in r.calls] == [("set_thermostat", False)]
+    assert home.thermostat_c == Home().thermostat_c and len(be.requests) == 1
+    assert r.reply == "Sorry, I can't control the blinds." and ag.hook_stats["grounding"] == 1
+    be2 = ScriptedBackend([call("set_light", room="kitchen", on=True)], preset="qwen25")
+    ag2 = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be2, hooks=default_slm_hooks())
+    assert ag2.run("Is the kitchen light on?").reply == "Sorry, I can't check that."
+    assert home.lights["kitchen"] is False
+    ok = ScriptedBackend([call("set_thermostat", temperature=22)], preset="qwen25")
+    agent = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=ok, hooks=default_slm_hooks())
+    assert agent.run("Heating to 22, please.").calls[0].dispatched and home.thermostat_c == 22
+
+
+@pytest.mark.model
+def test_on_the_real_model_devices_no_tool_serves_are_left_alone(qwen_backend):
+    from edgevox.examples.home import home_agent
+
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")  # the shipped calling profile
+    for text in ("Switch on the fan in the office.", "Is the bedroom light on?"):
+        agent, home = home_agent(model)
+        r = agent.run(text)
+        assert not any(c.dispatched for c in r.calls), (text, r.calls)
+        assert home.lights == Home().lights and r.reply.startswith("Sorry"), r.reply
+    agent, home = home_agent(model)
+    r = agent.run("Switch on the office light.")
+    assert home.lights["office"] is True, (r.calls, r.reply)
