@@ -30,9 +30,14 @@ ALL = list(TOOLS.values())
     ("Is the kitchen light on?", "set_light", {"room": "kitchen", "on": True}, "question"),
     ("Who painted the Mona Lisa?", "play_music", {"query": "maya"}, "question"),
     ("What is 15 plus 27?", "start_timer", {"minutes": 15}, "question"),
+    ("Turn the lights on in the conservatory.", "set_light", {"room": "all", "on": True}, "place"),
+    ("Turn off the pantry light.", "set_light", {"room": "all", "on": False}, "place"),
+    ("Stop the lawnmower.", "cancel_timer", {"label": "lawnmower"}, "device"),  # "stop" names no device
     ("Hello!", "set_light", {"room": "living room", "on": True}, "unrelated"),
     ("Ugh, Mondays.", "set_light", {"room": "living room", "on": True}, "unrelated"),
     # right calls stay grounded
+    ("Turn the lights on in the living room.", "set_light", {"room": "living room", "on": True}, None),
+    ("Skip this song in the bedroom.", "media_control", {"action": "next"}, None),  # a room the home has
     ("Turn off the fan and the office light.", "set_light", {"room": "office", "on": False}, None),
     ("Can you turn the kitchen light on?", "set_light", {"room": "kitchen", "on": True}, None),  # polite
     ("Kitchen to 40 percent.", "set_light", {"room": "kitchen", "on": True, "brightness": 40}, None),

@@ -42,7 +42,10 @@ REPLIES = {
     "device": "Sorry, I can't control the {device}.",
     "question": "Sorry, I can't check that.",
     "unrelated": "Sorry, I can't do that.",
+    "place": "Sorry, I don't know the {place}.",
 }
+#: "in the conservatory", "on my porch": where a request says something is
+_PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
 
 _WORD = re.compile(r"[a-z]+")
 #: words that say nothing about *which* device or service is meant
@@ -64,6 +67,11 @@ lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven o
 cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
 cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill
+""".split())
+#: verbs many devices take: they do not say which device is meant
+_ACTIONS = frozenset("""
+start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease
+clear change
 """.split())
 #: what only doors, windows, blinds and locks do
 OPENERS = frozenset({"open", "opens", "close", "closes", "shut", "lock", "unlock"})
@@ -131,10 +139,11 @@ def tool_words(tool: Any) -> set[str]:
 def target_words(tool: Any) -> set[str]:
     """The thing a tool acts on: its name and the first sentence of its description, less
     the names and values of enum parameters (``set_light`` -> light, brightness; not room,
-    kitchen: a fan in the kitchen is not a light)."""
+    kitchen: a fan in the kitchen is not a light) and verbs any device may take ("stop the
+    lawnmower" is not about a timer)."""
     names, values = _enums(tool)
     said = content_words(tool.name.replace("_", " ").replace(".", " ") + " " + first_sentence(tool.description or ""))
-    return said - names - values - {"room"}
+    return said - names - values - {stem(w) for w in _ACTIONS} - {"room"}
 
 
 def is_reader(tool: Any) -> bool:
@@ -159,6 +168,25 @@ def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
     return named - served
 
 
+def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
+    """The place a request names ("in the conservatory", "the pantry light") when the call fills an enum
+    parameter (``room``) with a value the request does not say and no tool knows that place:
+    the model put the light of a room the home does not have on another one ("all")."""
+    said = set(_WORD.findall(request.lower()))
+    chosen = [str(arguments[k]) for k, sch in _properties(tool).items()
+              if isinstance(sch, Mapping) and sch.get("enum") and isinstance(arguments.get(k), str)]
+    if not chosen or any(set(_WORD.findall(v.lower())) <= said for v in chosen):
+        return None
+    known = set().union(*(tool_words(t) for t in tools))
+    low = request.lower()
+    places = _PLACE.findall(low) + [m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low)
+                                    if stem(m.group(2)) in target_words(tool)]
+    for place in places:
+        if place not in _GENERIC and stem(place) not in known:
+            return place
+    return None
+
+
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
@@ -170,6 +198,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
             return "device"
     if is_question(request) and not is_reader(tool):
         return "question"
+    if unknown_place(request, tool, arguments, tools):
+        return "place"
     if said & tool_words(tool):
         return None
     # Not optional arguments: the model copies the request's words into a free-text ``label``
@@ -215,6 +245,8 @@ class Grounding(Hook):
         if reason == "device":
             device = _device_word(ctx.text, tools)
             reply = reply.format(device=device) if device != "that" else REPLIES["unrelated"]
+        elif reason == "place":
+            reply = reply.format(place=unknown_place(ctx.text, tool, call.arguments, tools))
         blocked = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
                              error_type="invalid_arguments", call_id=call.id)
         ctx.state(self).setdefault("blocked", {})[id(blocked)] = reply
