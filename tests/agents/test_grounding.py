@@ -8,6 +8,7 @@ from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
 from edgevox.agents.slm.grounding import (
+    better_tool,
     is_question,
     is_reader,
     target_words,
@@ -32,6 +33,8 @@ ALL = list(TOOLS.values())
     ("What is 15 plus 27?", "start_timer", {"minutes": 15}, "question"),
     ("Turn the lights on in the conservatory.", "set_light", {"room": "all", "on": True}, "place"),
     ("Turn off the pantry light.", "set_light", {"room": "all", "on": False}, "place"),
+    ("Set the laundry room light to 50 percent.", "set_light", {"room": "living room", "on": True}, "place"),
+    ("Start the washing machine.", "start_timer", {"minutes": 10}, "device"),
     ("Stop the lawnmower.", "cancel_timer", {"label": "lawnmower"}, "device"),  # "stop" names no device
     ("Hello!", "set_light", {"room": "living room", "on": True}, "unrelated"),
     ("Ugh, Mondays.", "set_light", {"room": "living room", "on": True}, "unrelated"),
@@ -96,3 +99,16 @@ def test_on_the_real_model_devices_no_tool_serves_are_left_alone(qwen_backend):
     agent, home = home_agent(model)
     r = agent.run("Switch on the office light.")
     assert home.lights["office"] is True, (r.calls, r.reply)
+
+
+def test_a_call_sharing_no_word_goes_to_the_one_tool_that_does():
+    home = Home()
+    # Qwen2.5-Coder-0.5B (dev): "Cool it down to 19, it's stuffy." -> set_volume(change="down")
+    be = ScriptedBackend([call("set_volume", change="down"), call("set_thermostat", temperature=19)], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be, hooks=default_slm_hooks())
+    r = ag.run("Cool it down to 19, it's stuffy.")
+    assert [(c.name, c.dispatched) for c in r.calls] == [("set_volume", False), ("set_thermostat", True)]
+    g = be.requests[1]["grammar"]
+    assert g.strategy == "single" and g.tool_names == ("set_thermostat",)
+    assert home.thermostat_c == 19 and home.media["volume"] == Home().media["volume"]
+    assert better_tool("Hello!", TOOLS["set_light"], ALL) is None  # no tool's words: the turn ends in words

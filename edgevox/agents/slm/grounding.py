@@ -29,6 +29,7 @@ device list is generic knowledge: neither is taken from an evaluation's utteranc
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -66,7 +67,7 @@ door doors gate gates window windows lock locks vacuum vacuums hoover roomba rob
 lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven ovens stove
 cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
 cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
-printer computer laptop car jacuzzi tub fireplace projector console router fountain grill
+printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
 """.split())
 #: verbs many devices take: they do not say which device is meant
 _ACTIONS = frozenset("""
@@ -169,7 +170,8 @@ def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
 
 
 def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
-    """The place a request names ("in the conservatory", "the pantry light") when the call fills an enum
+    """The place a request names ("in the conservatory", "the pantry light", "the laundry
+    room") when the call fills an enum
     parameter (``room``) with a value the request does not say and no tool knows that place:
     the model put the light of a room the home does not have on another one ("all")."""
     said = set(_WORD.findall(request.lower()))
@@ -179,8 +181,8 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
         return None
     known = set().union(*(tool_words(t) for t in tools))
     low = request.lower()
-    places = _PLACE.findall(low) + [m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low)
-                                    if stem(m.group(2)) in target_words(tool)]
+    places = _PLACE.findall(low) + re.findall(r"\b([a-z]+)\s+room\b", low) + [
+        m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low) if stem(m.group(2)) in target_words(tool)]
     for place in places:
         if place not in _GENERIC and stem(place) not in known:
             return place
@@ -209,6 +211,17 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     return None if said & content_words(strings) else "unrelated"
 
 
+def better_tool(request: str, tool: Any, tools: Iterable[Any]) -> Any | None:
+    """For a call that shares no word with the request: the one other tool that does (the
+    most words; a tie is no answer). "Cool it down to 19." -> ``set_volume`` was called,
+    ``set_thermostat`` ("cool") was meant."""
+    said = content_words(request)
+    scored = sorted(((len(said & tool_words(t)), t.name, t) for t in tools if t.name != tool.name), key=lambda x: -x[0])
+    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][2]
+
+
 def _device_word(request: str, tools: Iterable[Any]) -> str:
     stems = unserved_devices(request, tools)
     for word in re.findall(r"[A-Za-z]+", request):
@@ -223,7 +236,9 @@ class Grounding(Hook):
 
     A ``before_tool`` hook, so a call the stream completes may still start early: the
     request and the call are all it needs. The blocked call is recorded (not dispatched,
-    with an error) and its ``after_tool`` ends the turn.
+    with an error) and its ``after_tool`` ends the turn -- except a call sharing no word
+    with the request when exactly one other tool does: the next hop must call that tool
+    (its name forced under grammar, the arguments the model's).
     """
 
     name = "grounding"
@@ -247,6 +262,13 @@ class Grounding(Hook):
             reply = reply.format(device=device) if device != "that" else REPLIES["unrelated"]
         elif reason == "place":
             reply = reply.format(place=unknown_place(ctx.text, tool, call.arguments, tools))
+        other = better_tool(ctx.text, tool, tools) if reason == "unrelated" and ctx.hops_left > 0 else None
+        if other is not None:
+            ctx.state(self)["force"] = other.name
+            return HookResult.replace(ToolResult(name=call.name, arguments=call.arguments, ok=False,
+                                                 error=f"Not done: this is a request for {other.name}.",
+                                                 error_type="unknown_tool", call_id=call.id),
+                                      reason=f"{call.name} is not about the request; {other.name} is")
         blocked = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
                              error_type="invalid_arguments", call_id=call.id)
         ctx.state(self).setdefault("blocked", {})[id(blocked)] = reply
@@ -257,3 +279,10 @@ class Grounding(Hook):
         if reply is None:
             return None
         return HookResult("end", reply=reply, reason="answered in words", counted=False)  # counted when blocked
+
+    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        force = ctx.state(self).pop("force", None)
+        if force is None or request.strategy == "none":
+            return None
+        return HookResult.replace(dataclasses.replace(request, strategy=("single", force)),
+                                  reason=f"call {force}", counted=False)
