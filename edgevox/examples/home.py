@@ -59,7 +59,8 @@ EXAMPLES: dict[str, list[tuple[str, dict[str, Any]]]] = {
                    ("Quieter.", {"change": "down"})],
     "add_to_shopping_list": [("Put eggs on my shopping list.", {"item": "eggs"})],
     "remove_from_shopping_list": [("Take bread off the shopping list.", {"item": "bread"})],
-    "get_weather": [("Will it rain today?", {}), ("Is it sunny out? Do I need a coat?", {})],
+    "get_weather": [("Will it rain today?", {}), ("Is it sunny out? Do I need a coat?", {}),
+                    ("Forecast for tomorrow?", {})],
     "get_time": [("What time is it?", {})],
 }
 
