@@ -255,6 +255,65 @@ class LLMAgent:
         seconds), or None before it finished."""
         return self._warm.info if self._warm is not None else None
 
+    # -- decoding ---------------------------------------------------------------------
+
+    def strategy_for(self, hop: int, tool_choice: Any = None) -> Any:
+        """The decoding strategy of hop ``hop`` under ``tool_choice`` and the agent's policy."""
+        from edgevox.grammars import tool_choice_strategy
+
+        if not len(self.registry):
+            return "none"
+        # an explicit tool_choice holds for the first hop ("none": for the whole turn), so
+        # that after the forced call the model is free to answer
+        choice = tool_choice if hop == 0 or tool_choice == "none" else None
+        return tool_choice_strategy(choice, self.tool_choice_policy, hop, tool_names=self.registry.names(),
+                                    constrain_auto=self.constrain_auto)
+
+    def grammar_for(self, strategy: Any, tools: list[dict]) -> Any:
+        """The grammar a hop decodes under (None: free decoding), from the agent's cache."""
+        from edgevox.grammars import GrammarError, grammar_for_strategy
+        from edgevox.llm.types import supports_grammar
+
+        if not supports_grammar(self.backend):
+            return None
+        # the envelope keeps its shape even with no tools: "none" is its answer branch
+        if strategy == "none" and self.preset.wire_format != "envelope":
+            return None
+        if self._response_grammar is not None and strategy != "none":
+            return self._response_grammar
+        try:
+            return grammar_for_strategy(strategy, tools, self.preset.wire_format, cache=self.grammar_cache,
+                                        think=self.preset.think, parallel_tool_calls=self.parallel_tool_calls,
+                                        validation=self.validation)
+        except GrammarError as exc:  # fall back to free decoding: the parser and hooks still guard
+            self._count("grammar_failures")
+            log.warning("agent %r: no grammar for %r (%s); decoding unconstrained", self.name, strategy, exc)
+            return None
+
+    def prepare_decoding(self) -> list[Any]:
+        """Build and compile now the grammars a turn's hops decode under (the first hop's,
+        a later hop's, and the answer-only one hooks may ask for), and with them the
+        model's mask engine. Why: in a fresh process the first turn otherwise pays for
+        both -- measured 0.7-1.4 s on 2 cores, mostly building llguidance's tokenizer from
+        the vocabulary -- and a later turn pays nothing. The warm-up runs this before
+        ``edgevox voice`` says it is ready. Returns the grammars prepared."""
+        prepare = getattr(self.backend, "prepare_grammar", None)
+        if prepare is None:
+            return []
+        tools = self.registry.schemas() if len(self.registry) else []
+        done: list[Any] = []
+        for strategy in (self.strategy_for(0, self.tool_choice), self.strategy_for(1, self.tool_choice), "none"):
+            grammar = self.grammar_for(strategy, tools if strategy != "none" else [])
+            if grammar is None or any(grammar is g for g in done):
+                continue
+            try:
+                prepare(grammar)
+            except Exception as exc:  # the turn meets the same error and falls back as usual
+                log.warning("agent %r: preparing the %r grammar failed (%s)", self.name, strategy, exc)
+                continue
+            done.append(grammar)
+        return done
+
     # -- demonstrations ----------------------------------------------------------------
 
     @staticmethod
@@ -355,6 +414,22 @@ class LLMAgent:
                 self._active.discard(stop)
             if not turn.finished:  # the consumer closed the stream early
                 turn.abandon()
+            self._keep_prefix(sess)
+
+    def _keep_prefix(self, session: Session) -> None:
+        """Restore the warm prefix in the background when a turn left the KV cache without
+        it. Why: a hop that offers no tools renders no tool schemas, so its prompt parts
+        from the prefix early and llama.cpp's cache is overwritten from there; the next
+        turn would evaluate the whole prefix again (2,041 tokens, ~10 s on 2 cores).
+        Restored from the prompt cache it takes a tenth of a second, while the reply is
+        spoken; the next turn waits for it like for the first warm-up."""
+        job = self._warm
+        holds = getattr(self.backend, "holds_prefix", None)
+        if session is not self.session or job is None or not job.done or job.tokens is None or holds is None:
+            return
+        if not holds(job.tokens):
+            self._count("prefix_restores")
+            self.warm()
 
     def _count(self, key: str) -> None:
         with self._active_lock:
@@ -445,7 +520,7 @@ class _Turn:
     def _hop(self, hop: int, notes: list[str]) -> Generator[Any, None, tuple[str, Any]]:
         """One generation and what follows from it. Returns ("next"|"retry"|"done", value)."""
         a = self.agent
-        strategy = self._strategy(hop)
+        strategy = a.strategy_for(hop, self.tool_choice)
         tools = a.registry.schemas() if len(a.registry) else []
         last = self.session.messages[-1] if self.session.messages else {}
         if last.get("role") == "tool" and a.preset.native_tool_role:
@@ -540,39 +615,6 @@ class _Turn:
 
     # -- generation -----------------------------------------------------------------------
 
-    def _strategy(self, hop: int) -> Any:
-        from edgevox.grammars import tool_choice_strategy
-
-        a = self.agent
-        if not len(a.registry):
-            return "none"
-        # an explicit tool_choice holds for the first hop ("none": for the whole turn), so
-        # that after the forced call the model is free to answer
-        choice = self.tool_choice if hop == 0 or self.tool_choice == "none" else None
-        return tool_choice_strategy(choice, a.tool_choice_policy, hop, tool_names=a.registry.names(),
-                                    constrain_auto=a.constrain_auto)
-
-    def _grammar(self, strategy: Any, tools: list[dict]) -> Any:
-        from edgevox.grammars import GrammarError, grammar_for_strategy
-        from edgevox.llm.types import supports_grammar
-
-        a = self.agent
-        if not supports_grammar(a.backend):
-            return None
-        # the envelope keeps its shape even with no tools: "none" is its answer branch
-        if strategy == "none" and a.preset.wire_format != "envelope":
-            return None
-        if a._response_grammar is not None and strategy != "none":
-            return a._response_grammar
-        try:
-            return grammar_for_strategy(strategy, tools, a.preset.wire_format, cache=a.grammar_cache,
-                                        think=a.preset.think, parallel_tool_calls=a.parallel_tool_calls,
-                                        validation=a.validation)
-        except GrammarError as exc:  # fall back to free decoding: the parser and hooks still guard
-            a._count("grammar_failures")
-            log.warning("agent %r: no grammar for %r (%s); decoding unconstrained", a.name, strategy, exc)
-            return None
-
     def _messages(self) -> list[dict]:
         """The static prefix (system message, demonstrations), then the conversation."""
         with self.session.lock:
@@ -640,7 +682,7 @@ class _Turn:
 
         a = self.agent
         tools = request.tools if request.strategy != "none" else []
-        grammar = self._grammar(request.strategy, tools)
+        grammar = a.grammar_for(request.strategy, tools)
         msgs, prompt = self._render_fitting(request, tools)
         think = (a.preset.think,) if a.preset.think else DEFAULT_THINK_TAGS
         parser = StreamingParser(a.preset.detectors, tools=tools or None, think_tags=think)
@@ -977,6 +1019,8 @@ class WarmJob:
     def __init__(self, agent: LLMAgent, persist: bool):
         self.info: dict | None = None
         self.error: str | None = None
+        #: the prefix's tokens, once computed
+        self.tokens: list[int] | None = None
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(agent, persist),
                                         name=f"edgevox-warm-{agent.name}", daemon=True)
@@ -988,7 +1032,11 @@ class WarmJob:
         lock = getattr(agent.backend, "lock", None) or contextlib.nullcontext()
         try:
             with lock:
-                self.info = agent.backend.warm_prefix(agent.prefix_tokens(), persist=persist)
+                self.tokens = agent.prefix_tokens()
+                self.info = info = agent.backend.warm_prefix(self.tokens, persist=persist)
+                t0 = time.perf_counter()
+                info["grammars"] = len(agent.prepare_decoding())
+                info["prepare_s"] = time.perf_counter() - t0
         except Exception as exc:  # a failed warm-up only costs time: the turn evaluates it
             self.error = f"{type(exc).__name__}: {exc}"
             log.warning("agent %r: warming the prompt prefix failed (%s)", agent.name, self.error)

@@ -175,7 +175,7 @@ class LlamaBackend:
             llm = self.llm
             if self._closed:  # a warm-up that outlived the model: nothing to warm
                 raise RuntimeError("the model is closed")
-            if llm.n_tokens >= len(toks) and list(llm.input_ids[: len(toks)]) == toks:
+            if self.holds_prefix(toks):
                 if llm.n_tokens > len(toks):  # forget what followed: the next turn differs there
                     llm._ctx.kv_cache_seq_rm(-1, len(toks), -1)
                     llm.n_tokens = len(toks)
@@ -199,6 +199,24 @@ class LlamaBackend:
         info = {"source": source, "tokens": len(toks), "seconds": time.perf_counter() - t0}
         log.info("prompt prefix: %(tokens)d tokens, %(source)s in %(seconds).2fs", info)
         return info
+
+    def holds_prefix(self, tokens: Sequence[int]) -> bool:
+        """Does the KV cache start with exactly ``tokens`` (a warmed prompt prefix)?"""
+        with self.lock:
+            llm = self.llm
+            n = len(tokens)
+            return not self._closed and llm.n_tokens >= n and list(llm.input_ids[:n]) == list(tokens)
+
+    def prepare_grammar(self, grammar: Any) -> None:
+        """Validate and compile ``grammar`` now with this model's mask engine (built on
+        first use: llguidance's tokenizer over the vocabulary takes about a second), so the
+        first generation under it pays for neither (``LLMAgent.prepare_decoding``)."""
+        from edgevox.llm.constrained import engine_for
+
+        with self.lock:
+            if self._closed:
+                raise RuntimeError("the model is closed")
+            engine_for(self, self.mask_engine).compile(_compile_grammar(grammar))
 
     # -- generation -------------------------------------------------------------
 

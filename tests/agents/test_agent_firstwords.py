@@ -161,3 +161,41 @@ def test_real_model_one_hop_home_turn(qwen_backend):
     assert [m["role"] for m in agent.session.messages] == ["user", "assistant", "tool", "assistant"]
     # the next turn sees the exchange: the prefix is still the cached one
     assert agent.warm(wait=True).info["source"] == "memory"
+
+
+def test_real_model_warm_up_builds_what_the_first_turn_decodes_with(qwen_backend):
+    """A fresh process's first turn used to build the model's mask engine (llguidance's
+    tokenizer over the vocabulary, ~1 s) and compile its grammars; the warm-up does both
+    before READY, so the turn compiles nothing."""
+    from edgevox.examples.home import home_agent
+    from edgevox.llm.constrained import engines
+
+    backend = qwen_backend.with_preset(qwen_backend.preset)  # the same model, no mask engine yet
+    setattr(backend, engines._ENGINE_ATTR, {})
+    agent, home = home_agent(backend, policy="required_first_hop", max_tokens=64)
+    info = agent.warm_job.wait()
+    assert info is not None and info["grammars"] >= 1
+    engine = getattr(backend, engines._ENGINE_ATTR)[backend.mask_engine]  # built by the warm-up
+    compiled, built = engine.compiled, agent.grammar_cache.stats()["misses"]
+    r = agent.run("Turn on the kitchen light.")
+    assert home.lights["kitchen"] is True and r.calls[0].name == "set_light"
+    assert engine.compiled == compiled and agent.grammar_cache.stats()["misses"] == built
+    assert getattr(backend, engines._ENGINE_ATTR)[backend.mask_engine] is engine
+
+
+def test_real_model_a_turn_that_loses_the_prefix_restores_it(qwen_backend):
+    """A hop with no tools renders no tool schemas, so the KV cache no longer starts with
+    the warm prefix after it; the agent restores the prefix in the background at the end
+    of the turn instead of leaving the next turn to evaluate it all again."""
+    from edgevox.examples.home import home_agent
+
+    agent, _home = home_agent(qwen_backend, policy="required_first_hop", max_tokens=24)
+    first = agent.warm_job.wait()
+    assert first is not None and qwen_backend.holds_prefix(agent.warm_job.tokens)
+    agent.run("Say hello.", tool_choice="none")  # no tools offered: another prompt head
+    assert agent.loop_stats.get("prefix_restores") == 1
+    again = agent.warm_job.wait()
+    assert again is not None and again["source"] in ("disk", "evaluated")
+    assert qwen_backend.holds_prefix(agent.warm_job.tokens)
+    agent.run("Turn on the kitchen light.")  # a turn that keeps the prefix: nothing to restore
+    assert agent.loop_stats.get("prefix_restores") == 1

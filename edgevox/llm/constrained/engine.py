@@ -157,6 +157,8 @@ class MaskEngine(ABC):
         self._cache: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        #: grammars compiled (cache misses), as opposed to taken from the cache
+        self.compiled = 0
 
     def compile(self, grammar: Any) -> Any:
         """Validate and compile ``grammar`` (memoised, failures too); raises ``GrammarError``."""
@@ -166,6 +168,7 @@ class MaskEngine(ABC):
             if hit is not None:
                 self._cache.move_to_end(key)
         if hit is None:
+            self.compiled += 1
             try:
                 validated_gbnf(*key)
                 hit = self._compile(*key, grammar)
