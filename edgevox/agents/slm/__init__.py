@@ -12,6 +12,8 @@ placeholder_args   before_tool   "", "string", "<value>", "..." as argument valu
 unknown_tool       after_llm     a call to a tool that does not exist -> list the real ones
 grounding          before_tool   a call that shares no word with the request (a blind
                                  request -> the light tool) -> blocked, answer in words
+unit_args          before_tool   numbers under the wrong unit ("2 hours and 15 minutes" ->
+                                 seconds=15) -> moved to the unit the request said
 echo_guard         after_llm     a reply that is a JSON dump of a result or an error
 arg_shape          after_tool    schema validation errors -> one retry with a schema hint
 speakable          after_llm     markup, reasoning, code fences in the spoken reply
@@ -31,15 +33,17 @@ from edgevox.agents.slm.grounding import Grounding
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
+from edgevox.agents.slm.unit_args import UnitArgs
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 
 __all__ = [
-    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "LoopGuard", "PlaceholderArgs", "SpeakableReply", "UnknownToolHint",
+    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
+    "UnitArgs", "UnknownToolHint",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
 
 
 def default_slm_hooks() -> list[Hook]:
-    """A fresh set of the eight SLM safety hooks, in their intended priority order."""
-    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), EchoGuard(), ArgShapeHint(),
+    """A fresh set of the nine SLM safety hooks, in their intended priority order."""
+    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), UnitArgs(), EchoGuard(), ArgShapeHint(),
             SpeakableReply(), FalseClaim()]

@@ -1,0 +1,114 @@
+"""Unit arguments: numbers put under the wrong unit are moved to the unit the user said.
+
+Measured on the home evaluation's dev split with Qwen2.5-Coder-0.5B: "Set a timer for 2
+hours and 15 minutes." -> ``start_timer(hours=2, seconds=15, minutes=0)``; "one hour and
+twenty minutes" -> ``seconds=20``. The model gets the numbers right and the second one's
+unit wrong. When a tool has numeric parameters named after units (``minutes``, ``hours``,
+``seconds``: read from its schema), the request says each number next to its unit ("2
+hours", "twenty minutes", "an hour", "20 min"), and the call holds *the same numbers*
+under other units, the numbers are moved where the request put them. Anything else (a
+number the request does not say, a unit the tool does not have) is left alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from edgevox.agents.hooks import Hook, HookResult, TurnContext
+
+_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen").split()
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
+
+
+def _number(words: list[str], i: int) -> tuple[float, int] | None:
+    """The number that starts at ``words[i]`` ("2", "twenty", "twenty five", "an") and how
+    many words it takes."""
+    w = words[i]
+    if w[0].isdigit():
+        return float(w), 1
+    if w in ("a", "an"):
+        return 1.0, 1
+    if w in _SMALL:
+        return float(_SMALL.index(w)), 1
+    if w in _TENS:
+        if i + 1 < len(words) and words[i + 1] in _SMALL[1:10]:
+            return float(_TENS[w] + _SMALL.index(words[i + 1])), 2
+        return float(_TENS[w]), 1
+    return None
+
+
+def _unit_params(tool: Any) -> dict[str, str]:
+    """Numeric parameters named after a unit: {parameter: the stem a request says}."""
+    out = {}
+    for key, schema in ((tool.parameters or {}).get("properties") or {}).items():
+        types = schema.get("type") if isinstance(schema, Mapping) else None
+        types = types if isinstance(types, list) else [types]
+        if key.isalpha() and len(key) > 3 and {"integer", "number"} & set(types):
+            out[key] = key.lower().rstrip("s")
+    return out
+
+
+def said_units(request: str, units: Mapping[str, str]) -> dict[str, float]:
+    """{parameter: number} for each number the request says right before a unit word
+    ("2 hours" -> hours: 2; "20 min" -> minutes: 20; "an hour" -> hours: 1)."""
+    words = _TOKEN.findall(request.lower().replace("-", " "))
+    out: dict[str, float] = {}
+    i = 0
+    while i < len(words):
+        num = _number(words, i)
+        if num is None:
+            i += 1
+            continue
+        value, n = num
+        unit = words[i + n] if i + n < len(words) else ""
+        for key, stem in units.items():
+            if len(unit) >= 3 and (unit.rstrip("s") == stem or stem.startswith(unit)):
+                out[key] = value
+        i += n
+    return out
+
+
+def move_units(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with each number under the unit the request said, or None when they
+    are right already or the call's numbers are not the request's."""
+    units = _unit_params(tool)
+    said = said_units(request, units)
+    if len(said) < 1:
+        return None
+    held = {k: arguments[k] for k in units if isinstance(arguments.get(k), (int, float))
+            and not isinstance(arguments.get(k), bool) and arguments[k]}
+    if Counter(float(v) for v in held.values()) != Counter(said.values()):
+        return None
+    if all(float(held.get(k, 0)) == v for k, v in said.items()):
+        return None
+    fixed = {k: v for k, v in arguments.items() if k not in units}
+    for key in units:
+        if key in said:
+            value = said[key]
+            fixed[key] = int(value) if value.is_integer() else value
+        elif key in arguments:
+            fixed[key] = 0
+    return fixed
+
+
+class UnitArgs(Hook):
+    """Moves numbers to the unit the request said (see the module docstring)."""
+
+    name = "unit_args"
+    priority = 15  # after grounding (a call not about the request is not repaired), before placeholders
+
+    def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
+        tool = ctx.registry.get(call.name)
+        if tool is None or not isinstance(call.arguments, dict):
+            return None
+        fixed = move_units(ctx.text, tool, call.arguments)
+        if fixed is None:
+            return None
+        return HookResult.replace(dataclasses.replace(call, arguments=fixed), reason="numbers under the units said")

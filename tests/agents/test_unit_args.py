@@ -1,0 +1,48 @@
+"""Unit arguments: numbers the model put under the wrong unit (pure logic on the home
+timer, and the hook in a scripted turn)."""
+
+from __future__ import annotations
+
+import pytest
+from agent_fakes import ScriptedBackend, call
+
+from edgevox.agents import LLMAgent, default_slm_hooks
+from edgevox.agents.slm.unit_args import move_units, said_units
+from edgevox.examples.home import Home
+
+TIMER = {t.name: t for t in Home().tools()}["start_timer"]
+UNITS = {"minutes": "minute", "hours": "hour", "seconds": "second"}
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("Set a timer for 2 hours and 15 minutes.", {"hours": 2, "minutes": 15}),
+    ("A timer for one hour and twenty minutes please.", {"hours": 1, "minutes": 20}),
+    ("Timer 20 min.", {"minutes": 20}),
+    ("Give me an hour and a half-minute... no, forty five seconds.", {"hours": 1, "seconds": 45}),
+    ("Set a timer for ten minutes.", {"minutes": 10}),
+    ("Remind me in a bit.", {}),
+])
+def test_numbers_the_request_says_next_to_a_unit(text, said):
+    assert said_units(text, UNITS) == said
+
+
+def test_only_the_same_numbers_under_other_units_are_moved():
+    # Qwen2.5-Coder-0.5B (dev): the second number's unit was wrong
+    assert move_units("Set a timer for 2 hours and 15 minutes.", TIMER,
+                      {"hours": 2, "seconds": 15, "minutes": 0, "label": "timer"}) == {
+        "hours": 2, "minutes": 15, "seconds": 0, "label": "timer"}
+    assert move_units("A timer for one hour and twenty minutes please.", TIMER, {"hours": 1, "seconds": 20}) == {
+        "hours": 1, "minutes": 20, "seconds": 0}
+    assert move_units("Set a timer for 10 minutes.", TIMER, {"minutes": 10, "hours": 0}) is None  # right already
+    assert move_units("2 hour timer.", TIMER, {"minutes": 120}) is None  # other numbers: not ours to judge
+    assert move_units("Timer for 5.", TIMER, {"minutes": 5}) is None  # no unit said
+
+
+def test_the_hook_moves_them_before_the_tool_runs():
+    home = Home()
+    be = ScriptedBackend([call("start_timer", hours=2, seconds=15, minutes=0)], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be, hooks=default_slm_hooks())
+    r = ag.run("Set a timer for 2 hours and 15 minutes.")
+    assert [{k: c.arguments[k] for k in ("hours", "minutes", "seconds")} for c in r.calls] == [
+        {"hours": 2, "minutes": 15, "seconds": 0}]
+    assert home.timers[0]["seconds"] == 2 * 3600 + 15 * 60 and ag.hook_stats["unit_args"] == 1
