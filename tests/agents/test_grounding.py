@@ -53,6 +53,9 @@ ALL = list(TOOLS.values())
     ("It's freezing, bump the heating up.", "set_thermostat", {"temperature": 23}, None),  # stems
     ("Quieter.", "set_volume", {"change": "down"}, None),  # a third example: words only, not shown
     ("Shopping list: coffee.", "add_to_shopping_list", {"item": "coffee"}, None),
+    ("Something relaxing, maybe lo-fi.", "play_music", {"query": "lo-fi"}, None),  # the argument, verbatim
+    ("Crank it up a bit.", "set_volume", {"change": "up"}, None),  # the call's own enum value, said
+    ("Thanks. Now turn it off again.", "set_light", {"room": "bathroom", "on": False}, "unrelated"),  # alone
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why
@@ -112,3 +115,15 @@ def test_a_call_sharing_no_word_goes_to_the_one_tool_that_does():
     assert g.strategy == "single" and g.tool_names == ("set_thermostat",)
     assert home.thermostat_c == 19 and home.media["volume"] == Home().media["volume"]
     assert better_tool("Hello!", TOOLS["set_light"], ALL) is None  # no tool's words: the turn ends in words
+
+
+def test_a_request_that_points_back_is_grounded_by_the_one_before():
+    home = Home()
+    be = ScriptedBackend([call("set_light", room="bathroom", on=True), call("set_light", room="bathroom", on=False),
+                          call("set_light", room="bathroom", on=True)], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be, hooks=default_slm_hooks())
+    ag.run("Bathroom light on.")
+    r = ag.run("Thanks. Now turn it off again.")
+    assert [c.dispatched for c in r.calls] == [True] and home.lights["bathroom"] is False
+    r = ag.run("Cheers.")  # points at nothing: the same call is not about it
+    assert [c.dispatched for c in r.calls] == [False] and home.lights["bathroom"] is False

@@ -119,13 +119,23 @@ def _properties(tool: Any) -> dict[str, Any]:
     return dict((tool.parameters or {}).get("properties") or {})
 
 
+def enum_of(schema: Any) -> list[Any]:
+    """The allowed values of a parameter: its ``enum``, or those of its ``anyOf``/``oneOf``
+    members (an optional ``Literal`` is ``anyOf: [{enum}, {null}]``)."""
+    if not isinstance(schema, Mapping):
+        return []
+    if schema.get("enum"):
+        return list(schema["enum"])
+    return [v for part in (schema.get("anyOf") or schema.get("oneOf") or []) for v in enum_of(part)]
+
+
 def _enums(tool: Any) -> tuple[set[str], set[str]]:
     """(names of enum parameters, their values) as content words."""
     names, values = set(), set()
     for key, schema in _properties(tool).items():
-        if isinstance(schema, Mapping) and schema.get("enum"):
+        if enum_of(schema):
             names |= content_words(key.replace("_", " "))
-            values |= content_words(" ".join(str(v) for v in schema["enum"]))
+            values |= content_words(" ".join(str(v) for v in enum_of(schema)))
     return names, values
 
 
@@ -176,7 +186,7 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     the model put the light of a room the home does not have on another one ("all")."""
     said = set(_WORD.findall(request.lower()))
     chosen = [str(arguments[k]) for k, sch in _properties(tool).items()
-              if isinstance(sch, Mapping) and sch.get("enum") and isinstance(arguments.get(k), str)]
+              if enum_of(sch) and isinstance(arguments.get(k), str)]
     if not chosen or any(set(_WORD.findall(v.lower())) <= said for v in chosen):
         return None
     known = set().union(*(tool_words(t) for t in tools))
@@ -185,7 +195,11 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
         m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low) if stem(m.group(2)) in target_words(tool)]
     for place in places:
         if place not in _GENERIC and stem(place) not in known:
-            return place
+            after = re.search(rf"\b{place}\s+([a-z]+)", low)  # "wine cellar", "guest room": say both words
+            nxt = after.group(1) if after else ""
+            if nxt and nxt not in _GENERIC and stem(nxt) not in target_words(tool) and stem(nxt) not in known | {"room"}:
+                return f"{place} {nxt}"
+            return f"{place} room" if nxt == "room" else place
     return None
 
 
@@ -207,8 +221,32 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # Not optional arguments: the model copies the request's words into a free-text ``label``
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
     required = set((tool.parameters or {}).get("required") or ())
-    strings = " ".join(_strings({k: v for k, v in arguments.items() if k in required}))
-    return None if said & content_words(strings) else "unrelated"
+    strings = [v.strip().lower() for v in _strings({k: v for k, v in arguments.items() if k in required})]
+    if said & content_words(" ".join(strings)) or any(len(v) > 1 and v in request.lower() for v in strings):
+        return None  # "Jazz please." -> query "jazz"; "maybe lo-fi" -> query "lo-fi"
+    words = set(_WORD.findall(request.lower()))
+    enums = {str(arguments[k]).lower() for k, sch in _properties(tool).items()
+             if enum_of(sch) and isinstance(arguments.get(k), str)}
+    # "Crank it up a bit." -> change "up"; not "Cool it down to 19." -> set_volume: "cool" names the thermostat
+    others = any(said & target_words(t) for t in tools if t.name != tool.name)
+    return None if enums & words and not others else "unrelated"
+
+
+#: words by which a request points back at the one before ("turn it off again", "same for ...")
+_BACK = frozenset({"it", "them", "those", "again", "same", "too", "also", "instead"})
+
+
+def points_back(request: str) -> bool:
+    """Does the request refer to an earlier one ("Now turn it off again.")?"""
+    return bool(_BACK & set(_WORD.findall(request.lower())))
+
+
+def previous_request(ctx: TurnContext) -> str:
+    """The user's message before this turn's, or "" (whether or not the session holds this
+    turn's message yet)."""
+    users = [m.get("content") for m in getattr(ctx.session, "messages", []) if m.get("role") == "user"]
+    users = [u for u in users if isinstance(u, str)]
+    return users[-2] if len(users) > 1 and users[-1] == ctx.text else (users[-1] if users and users[-1] != ctx.text else "")
 
 
 def better_tool(request: str, tool: Any, tools: Iterable[Any]) -> Any | None:
@@ -254,6 +292,10 @@ class Grounding(Hook):
             return None  # unknown names are unknown_tool's; after a success the turn is on track
         tools = list(registry)
         reason = why_not(ctx.text, tool, call.arguments, tools)
+        if reason == "unrelated" and points_back(ctx.text):
+            before = previous_request(ctx)
+            if before and why_not(f"{before} {ctx.text}", tool, call.arguments, tools) is None:
+                reason = None  # "Now turn it off again." after "Bathroom light on."
         if reason is None:
             return None
         reply = REPLIES[reason]
