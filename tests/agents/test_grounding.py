@@ -3,14 +3,16 @@ hook's turn on a scripted backend, and the hook on the real Qwen2.5-Coder-0.5B."
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
 from edgevox.agents.slm.grounding import (
     better_tool,
+    changes_things,
     is_question,
-    is_reader,
     target_words,
     unserved_devices,
     why_not,
@@ -64,7 +66,7 @@ def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
 def test_vocabulary_comes_from_the_registry():
     assert {"light", "brightnes"} <= target_words(TOOLS["set_light"])
     assert "kitchen" not in target_words(TOOLS["set_light"])  # a room says where, not what
-    assert [n for n, t in TOOLS.items() if is_reader(t)] == ["get_weather", "get_time"]
+    assert [n for n, t in TOOLS.items() if not changes_things(t)] == ["get_weather", "get_time"]
     assert unserved_devices("Turn on the ceiling fans and the hallway light.", ALL) == {"fan"}
     assert unserved_devices("Add a new fan to the shopping list.", ALL) == {"fan"}  # named, yet the list is served
     assert is_question("Are the lights on?") and not is_question("Could you dim the lights?")
@@ -127,3 +129,29 @@ def test_a_request_that_points_back_is_grounded_by_the_one_before():
     assert [c.dispatched for c in r.calls] == [True] and home.lights["bathroom"] is False
     r = ag.run("Cheers.")  # points at nothing: the same call is not about it
     assert [c.dispatched for c in r.calls] == [False] and home.lights["bathroom"] is False
+
+
+def test_questions_to_tools_that_compute_and_places_of_other_enums_are_left_alone():
+    from edgevox.tools import tool
+
+    @tool
+    def calculate_triangle_area(base: float, height: float) -> float:
+        """Calculate the area of a triangle."""
+        return base * height / 2
+
+    @tool
+    def find_hotel(city: str, room_type: Literal["single", "double"] = "single") -> str:
+        """Find a hotel in a city.
+
+        Args:
+            city: The city.
+            room_type: single or double.
+        """
+        return city
+
+    tools = [calculate_triangle_area, find_hotel]
+    assert why_not("What is the area of a triangle with base 10 and height 5?", calculate_triangle_area,
+                   {"base": 10, "height": 5}, tools) is None  # a question, but the tool computes
+    # an enum that does not say where: "in the old town" is not a room the home lacks
+    assert why_not("Find me a hotel in the old town of Prague.", find_hotel,
+                   {"city": "Prague", "room_type": "single"}, tools) is None

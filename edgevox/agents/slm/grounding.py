@@ -13,8 +13,9 @@ call before it runs:
    a fan in the office is still a fan). The same for opening, closing and locking, which
    only doors, windows and blinds do.
 2. **A question to a tool that changes things.** "Is the heating on?" asks about a state;
-   a tool whose name or description does not say it reads or tells something (``get_``,
-   "Tell the ...") cannot answer it. Polite requests ("Can you ...?") are not questions.
+   a tool whose name or description starts with a verb that changes something (``set_``,
+   "Start ...", "Control ...") cannot answer it; one that computes or tells may
+   (``calculate_area``, ``get_weather``). Polite requests ("Can you ...?") are not questions.
 3. **Nothing in common.** The request shares no word with the tool's vocabulary (its name,
    the first sentence of its description, its parameter names, enum values and the
    requests of its ``@tool(examples=)``) nor with the call's required string arguments.
@@ -84,11 +85,17 @@ what's whats when where which who whose why how's hows
 _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
 #: words that make a terse line ending in "?" a question about a state ("Timer status?")
 _STATE = frozenset({"status", "state", "left", "remaining"})
-#: a tool that reads or tells (it answers questions): its name starts with one of these...
-_READER_NAMES = ("get", "read", "list", "check", "find", "search", "show", "lookup", "query", "fetch")
-#: ...or its description's first word is one of these
-_READER_VERBS = frozenset({"tell", "tells", "get", "gets", "return", "returns", "read", "reads", "show", "shows",
-                           "list", "lists", "look", "looks", "check", "checks", "find", "finds", "report", "reports"})
+#: A tool that changes something (it cannot answer a question about a state): its name or
+#: its description starts with one of these verbs. Tools that compute, look up or tell
+#: ("calculate_area", "get_weather") may answer questions.
+_CHANGERS = frozenset("""
+set sets start starts stop stops cancel cancels add adds remove removes delete deletes play plays pause turn
+turns switch switches control controls open opens close closes lock locks unlock unlocks send sends create
+creates update updates book books order orders buy buys move moves enable disable activate deactivate
+dim brighten increase decrease change changes mute unmute skip arm disarm record schedule
+""".split())
+#: an enum parameter that says *where* (its values are places, so a place the request names must be one)
+_WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor", "where"})
 
 
 def stem(word: str) -> str:
@@ -157,11 +164,11 @@ def target_words(tool: Any) -> set[str]:
     return said - names - values - {stem(w) for w in _ACTIONS} - {"room"}
 
 
-def is_reader(tool: Any) -> bool:
-    """Does the tool read or tell something (so a question may be answered by calling it)?"""
+def changes_things(tool: Any) -> bool:
+    """Does the tool change something (so a question about a state is not for it)?"""
     head = re.split(r"[_.\s]", tool.name.lower(), maxsplit=1)[0]
     words = _WORD.findall((tool.description or "").lower())
-    return head in _READER_NAMES or (bool(words) and words[0] in _READER_VERBS)
+    return head in _CHANGERS or (bool(words) and words[0] in _CHANGERS)
 
 
 def is_question(text: str) -> bool:
@@ -186,7 +193,7 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     the model put the light of a room the home does not have on another one ("all")."""
     said = set(_WORD.findall(request.lower()))
     chosen = [str(arguments[k]) for k, sch in _properties(tool).items()
-              if enum_of(sch) and isinstance(arguments.get(k), str)]
+              if k.lower() in _WHERE and enum_of(sch) and isinstance(arguments.get(k), str)]
     if not chosen or any(set(_WORD.findall(v.lower())) <= said for v in chosen):
         return None
     known = set().union(*(tool_words(t) for t in tools))
@@ -212,7 +219,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         opens = {stem(w) for w in _WORD.findall(request.lower()) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
-    if is_question(request) and not is_reader(tool):
+    if is_question(request) and changes_things(tool):
         return "question"
     if unknown_place(request, tool, arguments, tools):
         return "place"
