@@ -11,7 +11,10 @@ through VAD, STT, a responder and TTS into a recording sink. Rows, side by side:
   voice / trivial     a responder that answers at once: the voice stack's own cost
   voice / no specul.  same, transcribing only once the endpointer has decided
   voice / baseline    same, and Whisper's full 30 s window (plain faster-whisper)
-  agent / plain       the home agent (Qwen2.5-Coder-0.5B, `auto`), requests with no tool call
+  agent / plain       the home agent (Qwen2.5-Coder-0.5B, `auto`), requests with no tool call;
+                      the prompt is evaluated from the speculative transcript during the
+                      silence wait (`LLMAgent.prefill`), as `edgevox voice` does
+  agent / plain, no prefill  the same turns without that, interleaved with them
   agent / tool, say   requests that need one tool call; the tools word the result (one hop)
   agent / tool, no say  the same requests with the tools' `say=` removed (the model words it)
   fresh / ...         the first turn of a fresh process (subprocess: load STT, TTS and the LLM,
@@ -130,7 +133,9 @@ def fresh_child(mode: str, text: str, cache_dir: str) -> dict:
     stt, tts = box["stt"], box["tts"]
     audio = resample(tts.synthesize_all(text), tts.sample_rate, SAMPLE_RATE)
     pipe = VoicePipeline(stt, tts)
-    row = run_rows(pipe, [(text, audio)], lambda t, stop: agent.run_stream(t, stop_event=stop))[0]
+    from edgevox.cli.voice import responder_for
+
+    row = run_rows(pipe, [(text, audio)], responder_for(agent))[0]
     row.update(ready_s=ready_s, prompt_cache=(warm or {}).get("source", "none"), mode=mode)
     return row
 
@@ -278,16 +283,27 @@ def main() -> None:
         for t in bare.registry:
             t.say = None  # the model words every result: a second hop
 
-        def responder_of(a):
+        def responder_of(a, prefill: bool = True):
             def respond(text: str, stop: threading.Event):
                 a.reset()  # each request on its own, so rows are comparable
                 return a.run_stream(text, stop_event=stop)
+
+            def prepare(text: str) -> None:  # the speculative transcript, during the silence wait
+                a.reset()
+                a.prefill(text)
+            if prefill:
+                respond.prepare = prepare
             return respond
 
         agent.run("Turn on the hallway light.")  # warm-up: first prompt, grammar builds
         plain_clips = [c for c in clips if c[0] in PLAIN_REQUESTS]
         tool_clips = [c for c in clips if c[0] in TOOL_REQUESTS]
-        rows["agent / plain"] = run_rows(pipe, plain_clips, responder_of(agent))
+        plain, unprepared = [], []
+        for clip in plain_clips:  # interleaved, so load changes hit both alike
+            plain += run_rows(pipe, [clip], responder_of(agent))
+            unprepared += run_rows(pipe, [clip], responder_of(agent, prefill=False))
+        rows["agent / plain"] = plain
+        rows["agent / plain, no prefill"] = unprepared
         with_say, without = [], []
         for clip in tool_clips:  # interleaved, so load changes hit both alike
             with_say += run_rows(pipe, [clip], responder_of(agent))

@@ -290,6 +290,27 @@ class LLMAgent:
             log.warning("agent %r: no grammar for %r (%s); decoding unconstrained", self.name, strategy, exc)
             return None
 
+    def prefill(self, text: str) -> int:
+        """Evaluate the first hop's prompt for ``text`` now, before the turn starts; returns
+        the tokens evaluated (0: nothing to do, or the agent is busy).
+
+        ``edgevox voice`` calls it with the speculative transcript while the endpointer still
+        waits for the end of the silence, so the turn starts with the user's words already
+        in the KV cache. Skipped while a turn runs or the warm-up has not finished (it
+        would only displace their state)."""
+        b = self.backend
+        if not hasattr(b, "prefill") or not text.strip() or (self._warm is not None and not self._warm.done):
+            return 0
+        with self._active_lock:
+            if self._active:
+                return 0
+        with self.session.lock:
+            history = [dict(m) for m in self.session.messages]
+        strategy = self.strategy_for(0, self.tool_choice)
+        tools = self.registry.schemas() if len(self.registry) and strategy != "none" else None
+        msgs = [*self.prompt_prefix(), *history, {"role": "user", "content": text}]
+        return b.prefill(b.render(msgs, tools))
+
     def prepare_decoding(self) -> list[Any]:
         """Build and compile now the grammars a turn's hops decode under (the first hop's,
         a later hop's, and the answer-only one hooks may ask for), and with them the

@@ -125,7 +125,12 @@ def prompt_cache_note(warm: dict | None) -> str:
 
 
 def responder_for(agent: Any):
-    return lambda text, stop: agent.run_stream(text, stop_event=stop)
+    """The agent as the pipeline's responder; ``prepare`` prefills a speculative transcript."""
+    def respond(text: str, stop: Any):
+        return agent.run_stream(text, stop_event=stop)
+
+    respond.prepare = agent.prefill  # type: ignore[attr-defined]
+    return respond
 
 
 def report_dict(rep: Any, home: Any) -> dict:

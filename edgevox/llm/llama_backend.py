@@ -207,6 +207,33 @@ class LlamaBackend:
             n = len(tokens)
             return not self._closed and llm.n_tokens >= n and list(llm.input_ids[:n]) == list(tokens)
 
+    def prefill(self, prompt: str) -> int:
+        """Evaluate a rendered prompt's tokens, all but the last, into the KV cache ahead of
+        its generation (reusing the cached prefix); returns how many were evaluated.
+
+        Why: a voice turn's prompt is known from the speculative transcript while the
+        endpointer still waits for silence; evaluating it then leaves the turn one token to
+        evaluate instead of the whole user message. A different final prompt only reuses
+        less (the cache keeps the common prefix), never changes a reply.
+        """
+        tokens = self.tokenize(prompt)
+        if len(tokens) >= self.n_ctx - 1:
+            return 0
+        with self.lock:
+            if self._closed:
+                return 0
+            llm = self.llm
+            n = 0
+            for a, b in zip(llm.input_ids[: llm.n_tokens], tokens[:-1], strict=False):
+                if a != b:
+                    break
+                n += 1
+            if n >= len(tokens) - 1:
+                return 0
+            llm.n_tokens = n
+            llm.eval(tokens[n:-1])
+            return len(tokens) - 1 - n
+
     def prepare_grammar(self, grammar: Any) -> None:
         """Validate and compile ``grammar`` now with this model's mask engine (built on
         first use: llguidance's tokenizer over the vocabulary takes about a second), so the

@@ -3,7 +3,9 @@
 The pipeline only needs a *responder*: `responder(text, stop_event)` yields reply text
 pieces (and possibly other objects, e.g. tool-call events, which are collected in the
 turn report but never spoken). It must stop soon after `stop_event` is set; that is
-how barge-in cancels generation. `LLMAgent` streaming plugs in here.
+how barge-in cancels generation. `LLMAgent` streaming plugs in here. A responder may
+also have `prepare(text)`: it gets each speculative transcript (see below) and may start
+work on it (the agent evaluates the turn's prompt) before the end of speech is confirmed.
 
 Threads: the caller's thread reads audio frames and runs VAD/endpointing (cheap, 0.2 ms
 a frame); each turn runs STT + responder on its own thread; `SpeechPlayer` synthesises
@@ -75,6 +77,21 @@ from edgevox.voice.vad import Endpointer, Pause, SileroVAD, SpeechStart, Utteran
 from edgevox.voice.wake import WakeConfig, WakeGate, WakeWordDetector, chime
 
 Responder = Callable[[str, threading.Event], Iterable[object]]
+
+
+def _prefill_with(prepare: Callable[[str], object] | None) -> Callable[[Transcript], None] | None:
+    """Hand each speculative transcript to the responder's optional ``prepare(text)``: the
+    agent evaluates the turn's prompt while the endpointer still waits for silence. It runs
+    on the speculative transcriber's worker, which has nothing else to do until the next
+    pause; the turn takes the transcript as soon as it is stored, not after this."""
+    if not callable(prepare):
+        return None
+
+    def on_result(tr: Transcript) -> None:
+        if tr.text:
+            prepare(tr.text)
+
+    return on_result
 
 
 @dataclass
@@ -485,8 +502,8 @@ class VoicePipeline:
         player = SpeechPlayer(self.tts, sink, gap_s=cfg.sentence_gap_s)
         ep = Endpointer(cfg.vad)
         vad.reset()
-        bg = BackgroundTranscriber(stt) if (cfg.speculative_stt and source.realtime
-                                            and cfg.vad.speculate_ms) else None
+        bg = BackgroundTranscriber(stt, on_result=_prefill_with(getattr(responder, "prepare", None))) \
+            if (cfg.speculative_stt and source.realtime and cfg.vad.speculate_ms) else None
         guard = EchoGuard(cfg.duplex_threshold, cfg.echo_margin, cfg.echo_coupling, cfg.echo_max_delay_s)
         self.echo_guard = guard
         gate = self.gate = WakeGate(self.wake, cfg.wake.listen_s, cfg.wake.follow_up_s) if cfg.wake else None

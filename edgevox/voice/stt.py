@@ -19,17 +19,21 @@ when the endpointer confirms the end of speech.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from edgevox.voice.audio import SAMPLE_RATE
+
+log = logging.getLogger(__name__)
 
 DEFAULT_STT_MODEL = "whisper-tiny.en"
 
@@ -198,8 +202,10 @@ class WhisperSTT:
 class BackgroundTranscriber:
     """One worker thread that transcribes speculatively; results are matched by key."""
 
-    def __init__(self, stt: WhisperSTT):
+    def __init__(self, stt: WhisperSTT, on_result: Callable[[Transcript], None] | None = None):
         self.stt = stt
+        #: called (on this worker) with each speculative transcript once it is stored
+        self.on_result = on_result
         self._cv = threading.Condition()
         self._job: tuple[object, np.ndarray] | None = None
         self._results: dict[object, Transcript] = {}
@@ -242,6 +248,11 @@ class BackgroundTranscriber:
                 self._running = None
                 self._results[key] = result
                 self._cv.notify_all()
+            if self.on_result is not None:
+                try:
+                    self.on_result(result)
+                except Exception as exc:  # a speculative helper only costs time
+                    log.warning("speculative transcript callback failed: %s", exc)
 
     def close(self) -> None:
         with self._cv:

@@ -199,3 +199,21 @@ def test_real_model_a_turn_that_loses_the_prefix_restores_it(qwen_backend):
     assert qwen_backend.holds_prefix(agent.warm_job.tokens)
     agent.run("Turn on the kitchen light.")  # a turn that keeps the prefix: nothing to restore
     assert agent.loop_stats.get("prefix_restores") == 1
+
+
+def test_real_model_prefill_puts_the_users_words_in_the_cache_before_the_turn(qwen_backend):
+    """``edgevox voice`` prefills the speculative transcript while the endpointer waits; the
+    turn then finds the user's words evaluated and makes the same call."""
+    from edgevox.examples.home import home_agent
+
+    agent, _home = home_agent(qwen_backend, policy="required_first_hop", max_tokens=64)
+    agent.warm_job.wait()
+    text = "Turn off the bedroom light."
+    cold = agent.run(text)
+    agent.reset()
+    agent.warm(wait=True)  # the KV cache back to the prefix alone
+    assert agent.prefill(text) > 0
+    assert agent.prefill(text) == 0  # already there: nothing more to evaluate
+    warm = agent.run(text)
+    assert [(c.name, c.arguments) for c in warm.calls] == [(c.name, c.arguments) for c in cold.calls]
+    assert warm.calls and warm.calls[0].name == "set_light"

@@ -38,6 +38,11 @@ class ScriptedResponder:
         self.prefix = prefix or []
         self.hold_after = hold_after
         self.calls: list[dict] = []
+        self.prepared: list[str] = []
+
+    def prepare(self, text: str) -> None:
+        """The speculative transcripts (an agent evaluates its prompt from them)."""
+        self.prepared.append(text)
 
     def __call__(self, text: str, stop: threading.Event):
         call = {"text": text, "stop": stop, "yielded": 0, "finished": False}
@@ -246,6 +251,8 @@ def test_run_live_through_a_fake_48k_sound_card(pipe, request_wav, monkeypatch):
     reps = pipe.run_live(responder, max_turns=1)
     assert [k for k, _ in card.opened] == ["output", "input"]  # 16/22.05 kHz refused, 48 kHz used
     assert len(reps) == 1 and {"kitchen", "light"} <= _words(reps[0].transcript)
+    # live audio: the request was transcribed speculatively in the pause and handed over
+    assert responder.prepared and {"kitchen", "light"} <= _words(responder.prepared[-1])
     time.sleep(0.1)
     out = np.concatenate(card.played)
     assert np.max(np.abs(out)) > 0.3  # the reply went out, resampled to the card's rate
