@@ -140,6 +140,8 @@ class SentenceSplitter:
                 if not b[j].isspace():
                     i = j
                     continue
+                if b[i] in "!?…":  # always a sentence end: no need to see what follows
+                    return j
                 k = j
                 while k < len(b) and b[k] in " \t":
                     k += 1

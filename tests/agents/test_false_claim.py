@@ -128,3 +128,12 @@ def test_text_streams_word_by_word_and_a_claim_sentence_is_never_begun():
     assert spoken.startswith("Once upon a time there was a small dragon who liked soup.")
     assert len([p for p in pieces if "soup" not in p and p.strip()]) >= 3  # not one sentence-sized lump
     assert "I've" not in spoken and "kitchen" not in spoken and "kitchen" not in stream.result.reply
+
+
+def test_the_blank_after_a_sentence_end_is_passed_on_at_once():
+    from edgevox.agents.slm.false_claim import _HoldClaims
+
+    f = _HoldClaims(None)  # no claim words below: the turn's records are never read
+    assert f.feed("Hello!") == "Hello!"
+    assert f.feed(" How") == " "  # so the speaker knows "Hello!" ended; "How" is held
+    assert f.feed(" can I help you today") == "How can I help you "  # then word by word

@@ -137,3 +137,11 @@ def test_normalizer_units_and_symbols():
     }
     for raw, want in cases.items():
         assert normalize_for_speech(raw) == want, raw
+
+
+def test_an_exclamation_or_question_is_cut_at_its_blank_without_waiting_for_more():
+    sp = SentenceSplitter()
+    assert sp.feed("Hello!") == []  # '!!' or a closing quote may still follow
+    assert sp.feed(" ") == ["Hello!"]  # the first audio need not wait for the next word
+    assert sp.feed("Really? Yes") == ["Really?"]
+    assert [s.rstrip(".") for s in sp.flush()] == ["Yes"]

@@ -86,6 +86,10 @@ class _HoldClaims(StreamFilter):
                 words += tok[0].isalnum()
                 if _END.fullmatch(tok):
                     commit, words, committed_words = m.end(), 0, 0
+                elif tok.isspace() and commit == m.start() and words == committed_words:
+                    # a blank right after spoken text carries no claim: pass it, so the
+                    # speaker learns now that a sentence ended ("Hello!" + " ")
+                    commit = m.end()
                 elif words >= self.LEAD:
                     commit, committed_words = m.end(), words
             spoken, self.buf = self.buf[:commit], self.buf[commit:]

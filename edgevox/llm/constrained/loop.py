@@ -189,7 +189,11 @@ class ConstrainedGeneration:
     def _note_decision(self, logits: np.ndarray, tok: int, position: int) -> None:
         """Log-probabilities (temperature 1, after penalties) of the chosen token and of the
         best other token the grammar allows here: the model's own margin at this choice."""
-        lse = float(np.logaddexp.reduce(logits[np.isfinite(logits)]))
+        # log-sum-exp as max + log(sum(exp)): ~0.4 ms over a 151k vocabulary where
+        # np.logaddexp.reduce took ~7 ms (a dozen decisions per hop), and summed in float64
+        finite = logits[np.isfinite(logits)]
+        top = finite.max()
+        lse = float(top + np.log(np.exp(finite - top).sum(dtype=np.float64)))
         others = logits.copy()
         if self.matcher is not None:
             allowed = self.matcher.allowed_mask()[: others.shape[-1]]
