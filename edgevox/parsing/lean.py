@@ -36,6 +36,22 @@ def decode(text: str, i: int, limit: int, shallow: bool = False) -> tuple[Any, i
     return value, end
 
 
+def read_calls(text: str, i: int, limit: int, shallow: bool = False) -> tuple[list[ToolCall], int, Any] | None:
+    """:func:`decode` and :func:`calls_of` in one step (the hot path of every lean reader):
+    the calls of the payload at ``text[i]``, where it ends, and the decoded value."""
+    try:
+        value, end = _SCAN(text, i)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if end > limit or (not shallow and text.count("{", i, end) + text.count("[", i, end) > MAX_DEPTH):
+        return None
+    if type(value) is dict and "name" in value:
+        c = call_of(value)
+        return None if c is None else ([c], end, value)
+    calls = calls_of(value)
+    return None if calls is None else (calls, end, value)
+
+
 def shallow(text: str) -> bool:
     """True when no value in ``text`` can nest deeper than MAX_DEPTH: one count per reply
     instead of one per call."""

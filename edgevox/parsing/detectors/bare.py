@@ -17,7 +17,7 @@ import re
 
 from .._values import decode_at, is_call_shaped, items_from_value, unbalanced, unwrap
 from ..base import LINE_START, Detector, LeanSpan
-from ..lean import calls_of, decode, shallow
+from ..lean import read_calls, shallow
 from ..types import RejectedCall, Span
 from .tagged import last_json_name
 
@@ -118,12 +118,11 @@ class BareJson(Detector):
                 return None
             start = k
             while True:
-                d = decode(text, i, n, flat)
-                calls = calls_of(d[0]) if d is not None else None
+                r = read_calls(text, i, n, flat)
                 # with tools known, every name must be one (``lean_result`` checks): that qualifies it
-                if calls is None or (self.tools is None and not _all_call_shaped(d[0])):
+                if r is None or (self.tools is None and not _all_call_shaped(r[2])):
                     return None
-                end = d[1]
+                calls, end = r[0], r[1]
                 if fenced:
                     f = _FENCE_CLOSE.match(text, end)
                     out.append((start, f.end() if f else end, calls))

@@ -11,7 +11,7 @@ import re
 from ...formats import mistral
 from .._values import decode_at, item_from_obj, items_from_value, skip_blanks, split_elements
 from ..base import Detector, LeanSpan
-from ..lean import call_of, calls_of, decode, shallow
+from ..lean import call_of, decode, read_calls, shallow
 from ..types import RejectedCall, Span
 from .tagged import last_json_name, tag_regions
 
@@ -55,20 +55,17 @@ class Mistral(Detector):
             nxt = text.find(MARK, b)
             region_end = nxt if nxt >= 0 else n
             i = skip_blanks(text, b, region_end)
-            if i < region_end and text[i] in "[{":
-                d = decode(text, i, region_end, flat)
-                calls = calls_of(d[0]) if d is not None else None
-            else:
+            if i < region_end and text[i] in "[{":  # a JSON list (or object) of calls
+                r = read_calls(text, i, region_end, flat)
+            else:  # name[CALL_ID]id[ARGS]{...}
                 m = _NAMED.match(text, b, region_end)
-                i = m.end() if m is not None else region_end
-                if i >= region_end or text[i] != "{":
-                    return None
-                d = decode(text, i, region_end, flat)
-                call = call_of({"name": m.group(1), "arguments": d[0]}, m.group(2)) if d else None
-                calls = [call] if call is not None else None
-            if calls is None or d is None:
+                j = m.end() if m is not None else region_end
+                d = decode(text, j, region_end, flat) if j < region_end and text[j] == "{" else None
+                call = call_of({"name": m.group(1), "arguments": d[0]}, m.group(2)) if d and m else None
+                r = ([call], d[1], None) if call is not None and d else None
+            if r is None:
                 return None
-            out.append((p, d[1], calls))
+            out.append((p, r[1], r[0]))
             p = nxt
         return out
 

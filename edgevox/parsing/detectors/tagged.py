@@ -17,7 +17,7 @@ from typing import ClassVar
 from ...formats import functionary, hermes, phi4
 from .._values import decode_at, items_from_value, scan, skip_blanks
 from ..base import Detector, LeanSpan, resolve_overlaps
-from ..lean import calls_of, decode, shallow
+from ..lean import read_calls, shallow
 from ..types import RejectedCall, Span
 
 _NAME_IN_JSON = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.){1,200})"')
@@ -137,16 +137,15 @@ class TaggedJson(Detector):
             i = p + lo
             while i < n and text[i] in " \t\r\n":
                 i += 1
-            d = decode(text, i, n, flat) if i < n and text[i] in "{[" else None
-            if d is None:
+            r = read_calls(text, i, n, flat) if i < n and text[i] in "{[" else None
+            if r is None:
                 return None
-            q = d[1]
+            q = r[1]
             while q < n and text[q] in " \t\r\n":  # other blanks: the full chain
                 q += 1
-            calls = calls_of(d[0]) if text.startswith(close, q) else None
-            if calls is None:
+            if not text.startswith(close, q):
                 return None
-            out.append((p, q + lc, calls))
+            out.append((p, q + lc, r[0]))
             p = text.find(open_, q + lc)
         if text.count(open_) != len(out) or text.count(close) != len(out):
             return None  # a tag inside a call (it bounds the region) or a stray closing tag
