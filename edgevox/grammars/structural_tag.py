@@ -30,7 +30,7 @@ from .emit import RuleSet, avoid_all_rules, lit, rule_names
 from .gbnf import GrammarError, validate_gbnf
 from .regex import regex_to_gbnf
 from .schema import SchemaCompiler, members
-from .wire import get_format
+from .wire import WIRE_FORMATS, get_format
 
 __all__ = ["FORMAT_TYPES", "structural_tag_grammar", "is_structural_tag", "tools_structural_tag"]
 
@@ -283,26 +283,29 @@ def _check_schema(schema: Any, where: str) -> None:
 # -- tools as a structural tag ----------------------------------------------------------------
 
 def _tagged() -> dict[str, tuple[str, str, str, str, str]]:
-    """Per call: (before the name, between name and arguments, after the arguments,
-    trigger, separator between calls), from the dialects' own literals."""
-    from edgevox.formats import functionary, hermes, qwen3_coder
-
-    return {
-        "hermes": (hermes.OPEN + '\n{"name": "', '", "arguments": ', "}\n" + hermes.CLOSE, hermes.OPEN, "\n"),
-        "functionary": (functionary.OPEN, ">", functionary.CLOSE, functionary.OPEN, "\n"),
-        "qwen3_coder": (hermes.OPEN + "\n" + functionary.OPEN, ">\n",
-                        qwen3_coder.FN_CLOSE + "\n" + hermes.CLOSE, hermes.OPEN, "\n"),
-        "llama32_json": ('{"name": "', '", "parameters": ', "}", '{"name": ', "; "),
-    }
+    """Formats whose calls are tags around JSON arguments, per call: (before the name,
+    between name and arguments, after the arguments, trigger, separator between calls),
+    from each dialect's layout."""
+    out = {}
+    for f in WIRE_FORMATS.values():
+        lay = f.layout
+        if f.style != "json" or lay.call == "python" or lay.open or lay.block != "plain":
+            continue
+        if lay.call == "object":
+            name_at = lay.head + "{" + json.dumps(lay.name_key) + ": "
+            before, mid = name_at + '"', '", ' + json.dumps(lay.args_key) + ": "
+            after = "}" + lay.tail
+        else:  # the name is in the head
+            before, _, mid = lay.head.partition("{name}")
+            name_at, after = before, lay.tail
+        out[f.name] = (before, mid, after, f.opener or name_at, lay.sep)
+    return out
 
 
 def _listed() -> dict[str, tuple[str, str]]:
     """List formats: (opener of the list, closer); items {"name": ..., "arguments": ...}."""
-    from edgevox.formats import granite, json_fenced, mistral, phi4
-
-    return {"phi4": (granite.OPEN + "[", "]" + phi4.CLOSE), "granite": (granite.OPEN + "[", "]"),
-            "mistral": (mistral.OPEN + "[", "]"), "xlam": ("[", "]"),
-            "json_fenced": (json_fenced.OPEN + "\n[", "]\n" + json_fenced.FENCE)}
+    return {f.name: (f.layout.open, f.layout.close) for f in WIRE_FORMATS.values()
+            if f.layout.call == "object" and f.layout.open and f.layout.block in ("plain", "fenced")}
 
 
 def tools_structural_tag(tools: Any, wire_format: str, *, tool_choice: Any = None,
@@ -358,7 +361,7 @@ def _envelope_answer() -> dict:
 def _calls_tag(name: str, entries: Sequence[tuple[str, Any]], parallel: bool, required: bool) -> dict:
     if name in _tagged():
         head, mid, end, trigger, sep = _tagged()[name]
-        style = "qwen_xml" if name == "qwen3_coder" else "json"
+        style = "qwen_xml" if WIRE_FORMATS[name].layout.call == "params" else "json"
         tags = [{"type": "tag", "begin": head + n + mid, "end": end,
                  "content": {"type": "json_schema", "json_schema": _schema(p), "style": style}}
                 for n, p in entries]
@@ -366,12 +369,13 @@ def _calls_tag(name: str, entries: Sequence[tuple[str, Any]], parallel: bool, re
             return {"type": "tags_with_separator", "tags": tags, "separator": sep, "at_least_one": True,
                     "stop_after_first": not parallel}
         return {"type": "triggered_tags", "triggers": [trigger], "tags": tags, "stop_after_first": not parallel}
-    key = "tool" if name == "envelope" else "name"
-    items = [{"type": "tag", "begin": "{" + json.dumps(key) + ": " + json.dumps(n) + ', "arguments": ',
+    lay = WIRE_FORMATS[name].layout
+    items = [{"type": "tag", "begin": "{" + json.dumps(lay.name_key) + ": " + json.dumps(n) + ", "
+              + json.dumps(lay.args_key) + ": ",
               "content": {"type": "json_schema", "json_schema": _schema(p)}, "end": "}"} for n, p in entries]
     one = {"type": "tags_with_separator", "tags": items, "separator": ", ", "at_least_one": True,
            "stop_after_first": True}
-    if name == "envelope":
+    if lay.block == "either":  # one call alone, or a list of them
         calls: dict = one
         if parallel:
             listed = {"type": "tag", "begin": "[", "end": "]", "content": {**one, "stop_after_first": False}}
