@@ -43,6 +43,8 @@ class Layout:
     sep_gbnf: str | None = None
     newline_after: bool = False
     block: str = "plain"
+    #: what may follow a tool name's first letter when any name is allowed (a GBNF class)
+    name_chars: str = "[A-Za-z0-9_.\\-]"
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from edgevox.formats import (
-    FORMATS,
-    functionary,
-    gemma,
-    hermes,
-    json_fenced,
-    qwen3_coder,
-)
+from edgevox.formats import FORMATS, functionary, gemma, json_fenced, qwen3_coder
 from edgevox.formats.base import Layout
 
 from .emit import RuleSet, avoid_rules, lit
@@ -55,11 +48,7 @@ _PY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
 _GEMMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _QC_CLOSE = "\n" + qwen3_coder.PARAM_CLOSE
-_HO, _HC = hermes.OPEN, hermes.CLOSE
-_FO, _FC = functionary.OPEN, functionary.CLOSE
 _PO = qwen3_coder.PARAM_OPEN
-_GO, _GC = gemma.OPEN + gemma.CALL, gemma.CLOSE
-_TC, _FENCE = gemma.TOOL_CODE, gemma.FENCE
 
 
 def get_format(name: str) -> WireFormat:
@@ -70,18 +59,19 @@ def get_format(name: str) -> WireFormat:
 
 
 def _check_name(fmt: WireFormat, name: str) -> None:
-    if fmt.name in ("pythonic", "tool_code") and not _PY_NAME.match(name):
+    lay = fmt.layout
+    if lay.call == "python" and not _PY_NAME.match(name):
         raise GrammarError(f"tool name {name!r} cannot be written as a Python call ({fmt.name} format)")
-    if fmt.name == "gemma" and not _GEMMA_NAME.match(name):
+    if fmt.style == "gemma" and not _GEMMA_NAME.match(name):
         raise GrammarError(f"tool name {name!r} cannot be written in Gemma's call:name{{...}} form")
-    if fmt.name in ("functionary", "qwen3_coder") and any(c in name for c in "<>\n"):
-        raise GrammarError(f"tool name {name!r} cannot be written inside {_FO}...>")
+    if fmt.style == "json" and "{name}>" in lay.head and any(c in name for c in "<>\n"):
+        raise GrammarError(f"tool name {name!r} cannot be written inside {functionary.OPEN}...>")
 
 
 def _kw_name(fmt: WireFormat, key: str) -> None:
     if fmt.style == "python" and (not _IDENT.match(key) or keyword.iskeyword(key)):
         raise GrammarError(f"parameter {key!r} cannot be a Python keyword argument ({fmt.name} format)")
-    if fmt.name == "qwen3_coder" and any(c in key for c in "<>\n"):
+    if fmt.layout.call == "params" and any(c in key for c in "<>\n"):
         raise GrammarError(f"parameter {key!r} cannot be written inside {_PO}...>")
 
 
@@ -128,7 +118,7 @@ def _qc_value(comp: SchemaCompiler, rs: RuleSet, schema: Any, where: str) -> str
 
 def _args(fmt: WireFormat, comp: SchemaCompiler, rs: RuleSet, params: Any, hint: str) -> str:
     """The argument part of one call, in the format's own syntax."""
-    if fmt.style == "json" and fmt.name != "qwen3_coder":
+    if fmt.style == "json" and fmt.layout.call != "params":
         if params is None:
             return '"{}"'
         s = comp.resolve(params, hint)
@@ -145,7 +135,7 @@ def _args(fmt: WireFormat, comp: SchemaCompiler, rs: RuleSet, params: Any, hint:
     for key, _, _ in parts:
         _kw_name(fmt, key)
     kvs = []
-    if fmt.name == "qwen3_coder":
+    if fmt.layout.call == "params":
         for key, req, sub in parts:
             val = _qc_value(comp, rs, sub, f"{hint}-{key}")
             kv = f"{lit(f'{_PO}{key}>' + chr(10))} {val} {lit(_QC_CLOSE + chr(10))}"
@@ -201,38 +191,33 @@ def envelope_answer(rs: RuleSet) -> str:
 def _structural_call(fmt: WireFormat, rs: RuleSet, name: str | None) -> str:
     """One call whose markup and syntax are the format's but whose name is any identifier
     (or ``name`` when given) and whose arguments are any object in the format's syntax."""
-    n = fmt.name
+    lay = fmt.layout
     if name is not None:
         _check_name(fmt, name)
+    wrap = (lit(lay.head), lit(lay.tail)) if lay.head or lay.tail else None
     if fmt.style == "python":
         any_name = name is None and rs.add("any-name", 'py-ident ("." py-ident)*')
         kw = rs.add("any-kw", 'py-ident "=" py-value')
         args = f'({kw} (", " {kw})*)?'
         head = lit(name + "(") if name is not None else f'{any_name} "("'
         call = f'{head} {args} ")"'
-        return f'{lit(_TC + chr(10))} {call} {lit(chr(10) + _FENCE)}' if n == "tool_code" else call
+        return f"{wrap[0]} {call} {wrap[1]}" if wrap else call
     if name is None:
-        chars = {"gemma": "[A-Za-z0-9_.\\-]", "functionary": "[^<>\\n\"]",
-                 "qwen3_coder": "[^<>\\n\"]"}.get(n, "[A-Za-z0-9_.\\-]")
-        rs.add("any-name", f"[A-Za-z_] {chars}{{0,63}}")
-    if n == "gemma":
-        head = lit(_GO + name) if name is not None else f"{lit(_GO)} any-name"
-        return f"{head} gm-object {lit(_GC)}"
-    if n == "functionary":
-        head = lit(f"{_FO}{name}>") if name is not None else f'{lit(_FO)} any-name ">"'
-        return f"{head} json-object {lit(_FC)}"
-    if n == "qwen3_coder":
-        if "qc-key" not in rs.rules:
-            rs.add("qc-key", "[^<>\\n]+")
-        param = rs.add("any-param", f'{lit(_PO)} qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
-        head = (lit(f"{_HO}\n{_FO}{name}>\n") if name is not None
-                else f'{lit(_HO + chr(10) + _FO)} any-name ">\\n"')
-        return f'{head} {param}* {lit(_FC + chr(10) + _HC)}'
-    name_key = "tool" if n == "envelope" else "name"
-    args_key = "parameters" if n == "llama32_json" else "arguments"
+        rs.add("any-name", f"[A-Za-z_] {lay.name_chars}{{0,63}}")
+    if lay.call in ("args", "params"):  # the name sits in the head
+        before, _, after = lay.head.partition("{name}")
+        head = lit(before + name + after) if name is not None else " ".join(
+            p for p in (lit(before), "any-name", lit(after) if after else "") if p)
+        if lay.call == "params":
+            if "qc-key" not in rs.rules:
+                rs.add("qc-key", "[^<>\\n]+")
+            param = rs.add("any-param", f'{lit(_PO)} qc-key ">\\n" {_qc_raw(rs)} {lit(_QC_CLOSE + chr(10))}')
+            return f"{head} {param}* {lit(lay.tail)}"
+        return f"{head} {'gm-object' if fmt.style == 'gemma' else 'json-object'} {lit(lay.tail)}"
     quoted = lit(json.dumps(name, ensure_ascii=False)) if name is not None else '"\\"" any-name "\\""'
-    obj = f'{lit("{" + json.dumps(name_key) + ": ")} {quoted} {lit(", " + json.dumps(args_key) + ": ")} json-object "}}"'
-    return f"{lit(_HO + chr(10))} {obj} {lit(chr(10) + _HC)}" if n == "hermes" else obj
+    obj = (f'{lit("{" + json.dumps(lay.name_key) + ": ")} {quoted} {lit(", " + json.dumps(lay.args_key) + ": ")}'
+           ' json-object "}"')
+    return f"{wrap[0]} {obj} {wrap[1]}" if wrap else obj
 
 
 def build_calls(fmt: WireFormat, tools: Sequence[tuple[str, Any]], rs: RuleSet, *,
