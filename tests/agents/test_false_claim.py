@@ -92,6 +92,7 @@ def test_a_claim_without_a_call_is_retried_and_the_call_is_made():
     assert [c.name for c in r.calls] == ["start_timer"] and r.calls[0].ok
     assert r.reply == "Timer set for 12 minutes."
     assert "Nothing has been done yet" in be.requests[1]["prompt"]
+    assert be.requests[1]["grammar"].strategy == "required"  # the retry must call (grounding guards it)
     assert ag.hook_stats["false_claim"] == 1
 
 

@@ -6,8 +6,11 @@ with no call; "The garage light is now turned off." after the call switched it o
 
 The check (``claims.unbacked``) runs on every reply that carries no calls. The first time in
 a turn, with a hop left, the generation is discarded and the model tries again with a note
-(nothing was done; call the tool if an action was asked for, else answer without claiming
-one): it may now make the call it only talked about, or answer in words. If the retry
+(nothing was done; call the tool if an action was asked for), and this time it must call:
+measured on the home evaluation's dev split, follow-ups ("And pears.", "Kill the timer.")
+were claimed in words and then, asked again freely, claimed again. The grounding hook
+stands behind the forced call: a call not about the request is blocked and the turn ends
+in words. If the retry
 claims again, or no hop is left, the reply is said from the results instead: what the
 successful calls returned, or that nothing was done. In ``run_stream`` a sentence is held
 from its first word that a claim needs until it is complete and checked, so a false claim
@@ -16,6 +19,7 @@ is never spoken; other text streams a few words late (``_HoldClaims``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -121,4 +125,11 @@ class FalseClaim(Hook):
         if st.get("retried") or ctx.hops_left <= 0:
             return HookResult.end(safe, reason="; ".join(reasons))
         st["retried"] = True
+        st["force"] = not ctx.successes()
         return HookResult.replace(output.replace(retry=NOTE, fallback=safe), reason="; ".join(reasons))
+
+    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        if not ctx.state(self).pop("force", False) or request.strategy == "none" or not request.tools:
+            return None
+        return HookResult.replace(dataclasses.replace(request, strategy="required"), reason="call, not claim",
+                                  counted=False)
