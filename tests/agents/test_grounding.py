@@ -10,7 +10,6 @@ from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
 from edgevox.agents.slm.grounding import (
-    better_tool,
     changes_things,
     is_question,
     target_words,
@@ -104,19 +103,6 @@ def test_on_the_real_model_devices_no_tool_serves_are_left_alone(qwen_backend):
     agent, home = home_agent(model)
     r = agent.run("Switch on the office light.")
     assert home.lights["office"] is True, (r.calls, r.reply)
-
-
-def test_a_call_sharing_no_word_goes_to_the_one_tool_that_does():
-    home = Home()
-    # Qwen2.5-Coder-0.5B (dev): "Cool it down to 19, it's stuffy." -> set_volume(change="down")
-    be = ScriptedBackend([call("set_volume", change="down"), call("set_thermostat", temperature=19)], preset="qwen25")
-    ag = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be, hooks=default_slm_hooks())
-    r = ag.run("Cool it down to 19, it's stuffy.")
-    assert [(c.name, c.dispatched) for c in r.calls] == [("set_volume", False), ("set_thermostat", True)]
-    g = be.requests[1]["grammar"]
-    assert g.strategy == "single" and g.tool_names == ("set_thermostat",)
-    assert home.thermostat_c == 19 and home.media["volume"] == Home().media["volume"]
-    assert better_tool("Hello!", TOOLS["set_light"], ALL) is None  # no tool's words: the turn ends in words
 
 
 def test_a_request_that_points_back_is_grounded_by_the_one_before():
