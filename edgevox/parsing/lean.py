@@ -39,12 +39,10 @@ def decode(text: str, i: int, limit: int, shallow: bool = False) -> tuple[Any, i
 def read_calls(text: str, i: int, limit: int, shallow: bool = False) -> tuple[list[ToolCall], int, Any] | None:
     """:func:`decode` and :func:`calls_of` in one step (the hot path of every lean reader):
     the calls of the payload at ``text[i]``, where it ends, and the decoded value."""
-    try:
-        value, end = _SCAN(text, i)
-    except (StopIteration, ValueError, RecursionError):
+    d = decode(text, i, limit, shallow)
+    if d is None:
         return None
-    if end > limit or (not shallow and text.count("{", i, end) + text.count("[", i, end) > MAX_DEPTH):
-        return None
+    value, end = d
     if type(value) is dict and "name" in value:
         c = call_of(value)
         return None if c is None else ([c], end, value)
