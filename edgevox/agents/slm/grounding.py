@@ -4,7 +4,7 @@ Measured on the home evaluation's dev split with Qwen2.5-Coder-0.5B: most unwant
 are calls to the *nearest* tool for a request no tool serves -- "Close the blinds." ->
 ``set_thermostat(0)``, "Turn on the fan in the office." -> ``set_light("office")`` -- or a
 setter called for a question about a state ("Is the kitchen light on?" -> the light
-switched on). Three checks, each from what the registry says a tool is for, block such a
+switched on). Four checks, each from what the registry says a tool is for, block such a
 call before it runs:
 
 1. **A device no tool serves.** The request names a household device (a fixed, generic
@@ -16,11 +16,15 @@ call before it runs:
    a tool whose name or description starts with a verb that changes something (``set_``,
    "Start ...", "Control ...") cannot answer it; one that computes or tells may
    (``calculate_area``, ``get_weather``). Polite requests ("Can you ...?") are not questions.
-3. **Nothing in common.** The request shares no word with the tool's vocabulary (its name,
+3. **A place the tool does not know.** "Turn off the pantry light." -> ``set_light("all")``:
+   the request names a place ("the pantry light", "in the conservatory") that is none of
+   the values of the call's *where* enum (``room``), and the call chose another one.
+4. **Nothing in common.** The request shares no word with the tool's vocabulary (its name,
    the first sentence of its description, its parameter names, enum values and the
-   requests of its ``@tool(examples=)``) nor with the call's required string arguments.
-   Numbers and generic verbs ("turn", "set") ground nothing. Words are compared by a crude
-   stem (lights/light, heating/heat).
+   requests of its ``@tool(examples=)``), does not say one of the call's required strings
+   ("lo-fi") or its enum values ("crank it *up*"), and does not point back at the request
+   before that does ("Now turn it off again."). Numbers and generic verbs ("turn", "set")
+   ground nothing. Words are compared by a crude stem (lights/light, heating/heat).
 
 A blocked call never runs; the turn ends with a short reply in words that says what the
 assistant cannot do (measured: letting the model answer after the error cost 50-80 s a
