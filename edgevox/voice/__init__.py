@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "AudioError": "audio", "WavSource": "audio", "WavSink": "audio", "PacedWavSink": "audio", "ArraySource": "audio",
-    "MicSource": "audio", "SpeakerSink": "audio", "ScriptedDuplex": "simulated", "Cue": "simulated",
-    "list_devices": "audio", "resolve_device": "audio", "read_wav": "audio", "write_wav": "audio",
-    "load_audio": "audio", "resample": "audio", "Resampler": "audio",
-    "SAMPLE_RATE": "audio", "FRAME": "audio",
+    "AudioError": "signals", "WavSource": "streams", "WavSink": "streams", "PacedWavSink": "streams",
+    "ArraySource": "streams", "MicSource": "devices", "SpeakerSink": "devices", "ScriptedDuplex": "simulated",
+    "Cue": "simulated", "list_devices": "devices", "resolve_device": "devices", "read_wav": "wav",
+    "write_wav": "wav", "load_audio": "wav", "resample": "signals", "Resampler": "signals",
+    "SAMPLE_RATE": "signals", "FRAME": "signals",
     "SileroVAD": "vad", "VADConfig": "vad", "Endpointer": "vad", "Utterance": "vad",
     "find_utterances": "vad",
     "WhisperSTT": "stt", "Transcript": "stt",

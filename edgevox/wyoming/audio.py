@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from edgevox.voice.audio import SAMPLE_RATE, Resampler, _decode_pcm
+from edgevox.voice.signals import SAMPLE_RATE, Resampler
+from edgevox.voice.wav import decode_pcm
 
 MIN_RATE, MAX_RATE = 8_000, 192_000
 MAX_CHANNELS = 8
@@ -43,7 +44,7 @@ def decode(raw: bytes, width: int, channels: int) -> np.ndarray:
     if width == 1:
         x = np.frombuffer(raw, np.int8).astype(np.float32) / 128.0
     else:
-        x = _decode_pcm(raw, width, 1)
+        x = decode_pcm(raw, width, 1)
     if channels > 1:
         x = x.reshape(-1, channels).mean(axis=1, dtype=np.float32)
     return x
