@@ -217,7 +217,7 @@ class EchoGuard:
         return user
 
 
-class _Turn:
+class _VoiceTurn:
     """STT + responder + speech for one utterance, on its own thread."""
 
     def __init__(self, pipe: VoicePipeline, index: int, utt: Utterance, detect_wall: float,
@@ -357,7 +357,7 @@ class VoicePipeline:
         if observer is not None:
             self.events.subscribe(observer)
         self._muted = threading.Event()
-        self._active: _Turn | None = None
+        self._active: _VoiceTurn | None = None
         self.reports: list[TurnReport] = []  # every turn of every session, in order
         self.echo_guard: EchoGuard | None = None  # the last session's (for inspection)
         self.gate: WakeGate | None = None  # the last session's wake-word gate (hits, for inspection)
@@ -422,7 +422,7 @@ class VoicePipeline:
         turn.cancel({"reason": "cancelled by the user"})
         return True
 
-    def _turn_done(self, turn: _Turn, rep: TurnReport) -> None:
+    def _turn_done(self, turn: _VoiceTurn, rep: TurnReport) -> None:
         if rep.transcript:
             with self._lock:
                 self.reports.append(rep)
@@ -496,121 +496,171 @@ class VoicePipeline:
 
         One session at a time per pipeline (the models are shared, not re-entrant).
         """
-        cfg = self.config
-        duplex = cfg.duplex if duplex is None else duplex
-        stt, vad = self.stt, self.vad
-        player = SpeechPlayer(self.tts, sink, gap_s=cfg.sentence_gap_s)
-        ep = Endpointer(cfg.vad)
-        vad.reset()
-        bg = BackgroundTranscriber(stt, on_result=_prefill_with(getattr(responder, "prepare", None))) \
+        return _Session(self, source, sink, responder, duplex, max_turns, stop_event).run()
+
+
+class _Session:
+    """One run of the audio loop. Each frame goes through the steps in order, and any step
+    may end the frame there: the person's mute, our own voice (half duplex), the wake-word
+    gate, then voice activity and the endpointer (which start turns), then barge-in."""
+
+    def __init__(self, pipe: VoicePipeline, source: AudioSource, sink: AudioSink, responder: Responder,
+                 duplex: bool | None, max_turns: int | None, stop_event: threading.Event | None):
+        cfg = self.cfg = pipe.config
+        self.pipe, self.source, self.sink, self.responder = pipe, source, sink, responder
+        self.duplex = cfg.duplex if duplex is None else duplex
+        self.max_turns, self.stop_event = max_turns, stop_event
+        self.stt, self.vad = pipe.stt, pipe.vad
+        self.player = SpeechPlayer(pipe.tts, sink, gap_s=cfg.sentence_gap_s)
+        self.ep = Endpointer(cfg.vad)
+        self.vad.reset()
+        self.bg = BackgroundTranscriber(self.stt, on_result=_prefill_with(getattr(responder, "prepare", None))) \
             if (cfg.speculative_stt and source.realtime and cfg.vad.speculate_ms) else None
-        guard = EchoGuard(cfg.duplex_threshold, cfg.echo_margin, cfg.echo_coupling, cfg.echo_max_delay_s)
-        self.echo_guard = guard
-        gate = self.gate = WakeGate(self.wake, cfg.wake.listen_s, cfg.wake.follow_up_s) if cfg.wake else None
-        woke: dict | None = None  # the wake word whose request has not started yet
-        chime_until = 0.0  # a chime (not speech) may be heard until then: the mic stays open
-        start_count = len(self.reports)
-        t0 = time.monotonic()
-        active: _Turn | None = None
-        utt_id = 0
-        onset_wall: float | None = None
-        spec_key: tuple | None = None
-        muted_until = 0.0
-        muted = False
+        self.guard = pipe.echo_guard = EchoGuard(cfg.duplex_threshold, cfg.echo_margin, cfg.echo_coupling,
+                                                 cfg.echo_max_delay_s)
+        self.gate = pipe.gate = WakeGate(pipe.wake, cfg.wake.listen_s, cfg.wake.follow_up_s) if cfg.wake else None
+        self.woke: dict | None = None  # the wake word whose request has not started yet
+        self.chime_until = 0.0  # a chime (not speech) may be heard until then: the mic stays open
+        self.start_count = len(pipe.reports)
+        self.t0 = time.monotonic()
+        self.active: _VoiceTurn | None = None
+        self.utt_id = 0
+        self.onset_wall: float | None = None
+        self.spec_key: tuple | None = None
+        self.deaf_until = 0.0
+        self.deaf = False
 
-        def turns_done() -> int:
-            return len(self.reports) - start_count
-
-        def start_turn(utt: Utterance, now: float) -> None:
-            nonlocal active, woke
-            if active is not None:
-                active.cancel(active.barge_in)
-                active.join(5.0)
-            use_spec = spec_key if (spec_key and spec_key[0] == utt_id and spec_key[1] == utt.speech_frames
-                                    and utt.reason == "silence") else None
-            active = _Turn(self, len(self.reports), utt, now, responder, player, use_spec, bg, t0)
-            active.wake, woke = woke, None
-            self._active = active
-            self.events.set_state(State.TRANSCRIBING, active.index)
-            active.start()
-            if not source.realtime:
-                active.join(cfg.turn_timeout_s)
-
-        self.events.set_state(self._idle_state())
+    def run(self) -> list[TurnReport]:
+        pipe = self.pipe
+        pipe.events.set_state(pipe._idle_state())
         try:
-            for frame in source.frames():
-                now = time.monotonic()
-                if stop_event is not None and stop_event.is_set():
+            for frame in self.source.frames():
+                if not self._frame(frame):
                     break
-                self.events.publish(MicLevel(rms(frame)))
-                if self._muted.is_set():
-                    if not muted:
-                        muted = True  # on unmute, VAD and endpointer start afresh
-                    continue
-                if max_turns is not None and turns_done() >= max_turns and (active is None or active.finished.is_set()):
-                    break
-                playing = player.busy()
-                if playing and not duplex and now >= chime_until:
-                    muted_until = now + cfg.echo_tail_ms / 1000
-                    muted = True
-                    continue
-                if now < muted_until:
-                    continue
-                if muted:  # whatever was heard over our own voice is discarded
-                    muted = False
-                    vad.reset()
-                    ep.reset()
-                if gate is not None:
-                    was_open = gate.is_open
-                    turn_on = active is not None and not active.finished.is_set()
-                    hit = gate.update(frame, busy=ep.in_speech or turn_on or playing)
-                    if hit is not None:
-                        if turn_on:  # the wake word interrupts a turn, like any barge-in
-                            active.cancel({"wake": hit.name, "trigger_s": now - t0})
-                        woke = {"name": hit.name, "score": hit.score, "audio_s": round(gate.t_s, 3)}
-                        self.events.publish(WakeWordHeard(hit.name, hit.score, gate.t_s))
-                        self.events.set_state(State.LISTENING)
-                        vad.reset()  # the request starts after the wake word: STT never hears it
-                        ep.reset()
-                        chime_until = self._wake_cue(player, sink, source.realtime)
-                        continue
-                    if not gate.is_open:
-                        if was_open:  # nobody spoke: back to waiting for the wake word
-                            vad.reset()
-                            ep.reset()
-                            woke = None
-                            self.events.set_state(self._idle_state())
-                        continue
-                prob = vad(frame)
-                if duplex and (playing or sink.output_level(cfg.echo_window_s) > 1e-4):
-                    t_end = getattr(source, "last_frame_time", 0.0) or now
-                    ref = sink.reference(t_end - FRAME / SAMPLE_RATE - guard.max_lag / SAMPLE_RATE, t_end)
-                    prob = prob if guard.is_user(frame, prob, ref) else 0.0
-                for ev in ep.update(frame, prob):
-                    if isinstance(ev, SpeechStart):
-                        utt_id += 1
-                        onset_wall = now
-                    elif isinstance(ev, Pause) and bg is not None:
-                        spec_key = (utt_id, ev.speech_frames)
-                        bg.submit(spec_key, ev.audio)
-                    elif isinstance(ev, Utterance):
-                        start_turn(ev, now)
-                busy_turn = active is not None and not active.finished.is_set() and not active.stop.is_set()
-                if busy_turn and ep.in_speech and ep.speech_ms >= cfg.barge_in_ms:
-                    info = {"onset_s": (onset_wall or now) - t0, "trigger_s": now - t0,
-                            "while_playing": playing}
-                    active.cancel(info)
-            for ev in ep.flush():
-                start_turn(ev, time.monotonic())
-            if active is not None:
-                active.join(cfg.turn_timeout_s)
+            for ev in self.ep.flush():
+                self._start_turn(ev, time.monotonic())
+            if self.active is not None:
+                self.active.join(self.cfg.turn_timeout_s)
         finally:
-            if active is not None and not active.finished.is_set():
-                active.cancel()
-                active.join(2.0)
-            player.close()
-            if bg is not None:
-                bg.close()
-            source.close()
-            self.events.set_state(State.STOPPED)
-        return self.reports[start_count:]
+            self._close()
+        return pipe.reports[self.start_count:]
+
+    def _frame(self, frame: np.ndarray) -> bool:
+        """One frame through the steps; False ends the session."""
+        now = time.monotonic()
+        if self.stop_event is not None and self.stop_event.is_set():
+            return False
+        self.pipe.events.publish(MicLevel(rms(frame)))
+        if self.pipe._muted.is_set():
+            self.deaf = True  # on unmute, VAD and endpointer start afresh
+            return True
+        if self.max_turns is not None and self._turns_done() >= self.max_turns and not self._turn_running():
+            return False
+        playing = self.player.busy()
+        if self._deaf(now, playing) or (self.gate is not None and self._wake_step(frame, now, playing)):
+            return True
+        for ev in self.ep.update(frame, self._speech_prob(frame, now, playing)):
+            if isinstance(ev, SpeechStart):
+                self.utt_id += 1
+                self.onset_wall = now
+            elif isinstance(ev, Pause) and self.bg is not None:
+                self.spec_key = (self.utt_id, ev.speech_frames)
+                self.bg.submit(self.spec_key, ev.audio)
+            elif isinstance(ev, Utterance):
+                self._start_turn(ev, now)
+        self._barge_in(now, playing)
+        return True
+
+    def _turns_done(self) -> int:
+        return len(self.pipe.reports) - self.start_count
+
+    def _turn_running(self) -> bool:
+        return self.active is not None and not self.active.finished.is_set()
+
+    def _deaf(self, now: float, playing: bool) -> bool:
+        """Half duplex: our own voice and its echo tail are not listened to; whatever was
+        heard over it is discarded (VAD and endpointer start afresh)."""
+        if playing and not self.duplex and now >= self.chime_until:
+            self.deaf_until = now + self.cfg.echo_tail_ms / 1000
+            self.deaf = True
+            return True
+        if now < self.deaf_until:
+            return True
+        if self.deaf:
+            self.deaf = False
+            self._reset_listening()
+        return False
+
+    def _reset_listening(self) -> None:
+        self.vad.reset()
+        self.ep.reset()
+
+    def _wake_step(self, frame: np.ndarray, now: float, playing: bool) -> bool:
+        """The wake-word gate; True while it keeps this frame from the request."""
+        gate, active, pipe = self.gate, self.active, self.pipe
+        assert gate is not None
+        was_open = gate.is_open
+        turn_on = self._turn_running()
+        hit = gate.update(frame, busy=self.ep.in_speech or turn_on or playing)
+        if hit is not None:
+            if turn_on and active is not None:  # the wake word interrupts a turn, like any barge-in
+                active.cancel({"wake": hit.name, "trigger_s": now - self.t0})
+            self.woke = {"name": hit.name, "score": hit.score, "audio_s": round(gate.t_s, 3)}
+            pipe.events.publish(WakeWordHeard(hit.name, hit.score, gate.t_s))
+            pipe.events.set_state(State.LISTENING)
+            self._reset_listening()  # the request starts after the wake word: STT never hears it
+            self.chime_until = pipe._wake_cue(self.player, self.sink, self.source.realtime)
+            return True
+        if not gate.is_open:
+            if was_open:  # nobody spoke: back to waiting for the wake word
+                self._reset_listening()
+                self.woke = None
+                pipe.events.set_state(pipe._idle_state())
+            return True
+        return False
+
+    def _speech_prob(self, frame: np.ndarray, now: float, playing: bool) -> float:
+        """Voice activity, with our own voice taken out by the echo guard in duplex mode."""
+        prob = self.vad(frame)
+        if self.duplex and (playing or self.sink.output_level(self.cfg.echo_window_s) > 1e-4):
+            t_end = getattr(self.source, "last_frame_time", 0.0) or now
+            ref = self.sink.reference(t_end - FRAME / SAMPLE_RATE - self.guard.max_lag / SAMPLE_RATE, t_end)
+            prob = prob if self.guard.is_user(frame, prob, ref) else 0.0
+        return prob
+
+    def _barge_in(self, now: float, playing: bool) -> None:
+        """Speech long enough while a turn runs cancels it (it becomes the next turn)."""
+        active = self.active
+        if active is None or active.finished.is_set() or active.stop.is_set():
+            return
+        if self.ep.in_speech and self.ep.speech_ms >= self.cfg.barge_in_ms:
+            active.cancel({"onset_s": (self.onset_wall or now) - self.t0, "trigger_s": now - self.t0,
+                           "while_playing": playing})
+
+    def _start_turn(self, utt: Utterance, now: float) -> None:
+        active, pipe = self.active, self.pipe
+        if active is not None:
+            active.cancel(active.barge_in)
+            active.join(5.0)
+        key = self.spec_key
+        use_spec = key if (key and key[0] == self.utt_id and key[1] == utt.speech_frames
+                           and utt.reason == "silence") else None
+        active = self.active = _VoiceTurn(pipe, len(pipe.reports), utt, now, self.responder, self.player,
+                                          use_spec, self.bg, self.t0)
+        active.wake, self.woke = self.woke, None
+        pipe._active = active
+        pipe.events.set_state(State.TRANSCRIBING, active.index)
+        active.start()
+        if not self.source.realtime:
+            active.join(self.cfg.turn_timeout_s)
+
+    def _close(self) -> None:
+        active = self.active
+        if active is not None and not active.finished.is_set():
+            active.cancel()
+            active.join(2.0)
+        self.player.close()
+        if self.bg is not None:
+            self.bg.close()
+        self.source.close()
+        self.pipe.events.set_state(State.STOPPED)
