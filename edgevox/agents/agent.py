@@ -27,6 +27,7 @@ import logging
 import threading
 import time
 from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from edgevox.agents.data import neutralise
@@ -427,7 +428,7 @@ class LLMAgent:
         stop = _Stop(stop_event)
         with self._active_lock:
             self._active.add(stop)
-        turn = _Turn(self, sess, text, stop, self.tool_choice if tool_choice is None else tool_choice)
+        turn = _RunningTurn(self, sess, text, stop, self.tool_choice if tool_choice is None else tool_choice)
         try:
             return (yield from turn.run())
         finally:
@@ -461,7 +462,25 @@ class LLMAgent:
                 f"policy={self.tool_choice_policy!r})")
 
 
-class _Turn:
+@dataclass(frozen=True)
+class _Next:
+    """A hop's outcome: the turn goes on to the next hop (with ``note`` when it retries)."""
+
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class _Done:
+    """A hop's outcome: the turn ends with ``reply`` (None: the hop's own reply) for ``reason``."""
+
+    reply: str | None
+    reason: str
+
+
+_Step = _Next | _Done
+
+
+class _RunningTurn:
     """State of one running turn (kept off the agent so turns can run in parallel)."""
 
     def __init__(self, agent: LLMAgent, session: Session, text: str, stop: _Stop, tool_choice: Any):
@@ -503,8 +522,8 @@ class _Turn:
             hop = 0
             step = yield from self._settle_pending()
             if step is not None:
-                if step[0] == "done":
-                    return (yield from self._finish(*step[1]))
+                if isinstance(step, _Done):
+                    return (yield from self._finish(step.reply, step.reason))
                 hop = 1
             while True:
                 if self.stop.is_set():
@@ -514,15 +533,10 @@ class _Turn:
                 self.ctx.hop = hop
                 self.hops = hop + 1
                 step = yield from self._hop(hop, notes)
-                notes = []
-                kind, value = step
-                if kind == "next":
-                    hop += 1
-                elif kind == "retry":
-                    notes = [value]
-                    hop += 1
-                else:  # ("done", (reply, reason))
-                    return (yield from self._finish(*value))
+                if isinstance(step, _Done):
+                    return (yield from self._finish(step.reply, step.reason))
+                notes = [step.note] if step.note is not None else []
+                hop += 1
         except HookFailed as exc:
             log.error("%s; the turn fails closed", exc)
             self.session.truncate(self.start_len)
@@ -538,8 +552,9 @@ class _Turn:
             self.session.truncate(self.start_len)
             return (yield from self._finish(a.phrases.error, STOP_ERROR, record=False))
 
-    def _hop(self, hop: int, notes: list[str]) -> Generator[Any, None, tuple[str, Any]]:
-        """One generation and what follows from it. Returns ("next"|"retry"|"done", value)."""
+    def _hop(self, hop: int, notes: list[str]) -> Generator[Any, None, _Step]:
+        """One generation and what follows from it: the next hop (retrying with a note) or
+        the end of the turn."""
         a = self.agent
         strategy = a.strategy_for(hop, self.tool_choice)
         tools = a.registry.schemas() if len(a.registry) else []
@@ -556,18 +571,18 @@ class _Turn:
                                       "seed": a.seed})
         out = a.hooks.run("before_llm", self.ctx, request)
         if out.ended:
-            return ("done", (out.end_reply, STOP_HOOK))
+            return _Done(out.end_reply, STOP_HOOK)
         request = out.payload
         output = yield from self._generate(request)
         if output.finish_reason == "cancelled" or self.stop.is_set():
             self.spoken_hop_commit(self._hop_spoken)
-            return ("done", ("", STOP_CANCELLED))
+            return _Done("", STOP_CANCELLED)
         output = self._drop_note_echo(output, request.notes)
         out = a.hooks.run("after_llm", self.ctx, output)
         spoken_before = self._hop_spoken
         if out.ended:
             self.spoken_hop_commit(spoken_before)
-            return ("done", (out.end_reply, STOP_HOOK))
+            return _Done(out.end_reply, STOP_HOOK)
         output = out.payload
         if request.strategy == "none" and output.calls:
             output = output.replace(calls=[])  # no tools were offered: a call is not acted on
@@ -575,8 +590,8 @@ class _Turn:
             self.spoken_hop_commit(spoken_before)
             if self.ctx.hops_left > 0:
                 a._count("retries")
-                return ("retry", output.retry)
-            return ("done", (output.fallback or self._fallback_reply(), STOP_HOOK if output.fallback else STOP_MAX_HOPS))
+                return _Next(output.retry)
+            return _Done(output.fallback or self._fallback_reply(), STOP_HOOK if output.fallback else STOP_MAX_HOPS)
         yield from self._speak_rest(output.content)
         if output.calls:
             return (yield from self._dispatch(hop, output))
@@ -584,11 +599,11 @@ class _Turn:
         if not reply:
             a._count("empty_replies")
             if self.ctx.hops_left > 0:
-                return ("retry", a.phrases.empty_note)
-            return ("done", (self._fallback_reply(), STOP_MAX_HOPS))
-        return ("done", (None, STOP_REPLY))
+                return _Next(a.phrases.empty_note)
+            return _Done(self._fallback_reply(), STOP_MAX_HOPS)
+        return _Done(None, STOP_REPLY)
 
-    def _settle_pending(self) -> Generator[Any, None, tuple[str, Any] | None]:
+    def _settle_pending(self) -> Generator[Any, None, _Step | None]:
         """Calls waiting for a yes or no from the previous turn: a yes runs them (the model
         then words the answer), a no drops them; anything else drops them too and the turn
         goes on as a new request. None: nothing was pending, or it was dropped that way."""
@@ -602,7 +617,7 @@ class _Turn:
         if answer is None:
             return None
         if answer is False:
-            return ("done", (self.agent.phrases.declined, STOP_REPLY))
+            return _Done(self.agent.phrases.declined, STOP_REPLY)
         calls = [ToolCall(None, p["name"], dict(p.get("arguments") or {}), confidence=p.get("confidence"))
                  for p in pending if isinstance(p, dict) and p.get("name") in self.agent.registry.names()]
         if not calls:
@@ -611,16 +626,16 @@ class _Turn:
         output = LLMOutput(hop=0, text="", content="", calls=calls, rejected=[], reasoning=None,
                            finish_reason="stop", strategy="confirmed")
         step = yield from self._dispatch(0, output, confirmed=True)
-        if step[0] != "next":
+        if isinstance(step, _Done):
             return step
         # said from the results, not by the model: measured, a 0.5B model answering here
         # repeated its own question ("Unlock the front door?") after the door was unlocked
         phrases = self.agent.phrases
         failed = [r for r in self.ctx.records if not r.ok]
         if failed:
-            return ("done", (phrases.tool_failed.format(error=failed[0].error), STOP_REPLY))
+            return _Done(phrases.tool_failed.format(error=failed[0].error), STOP_REPLY)
         summary = "; ".join(summarise(r.result) for r in self.ctx.records)
-        return ("done", (phrases.done.format(summary=summary), STOP_REPLY))
+        return _Done(phrases.done.format(summary=summary), STOP_REPLY)
 
     def _drop_note_echo(self, output: LLMOutput, notes: list[str]) -> LLMOutput:
         """Small models sometimes read the runtime's one-off note back: never speak it."""
@@ -866,7 +881,7 @@ class _Turn:
             return None
         return " ".join(question_for(a.registry.get(c.name), c.name, c.arguments or {}) for c in output.calls)
 
-    def _dispatch(self, hop: int, output: LLMOutput, confirmed: bool = False) -> Generator[Any, None, tuple[str, Any]]:
+    def _dispatch(self, hop: int, output: LLMOutput, confirmed: bool = False) -> Generator[Any, None, _Step]:
         from edgevox.agents.confirm import PENDING_KEY
         from edgevox.tools import ToolResult
 
@@ -876,7 +891,7 @@ class _Turn:
             a._count("confirmations_asked")
             self.session.meta[PENDING_KEY] = [{"name": c.name, "arguments": dict(c.arguments or {}),
                                                "confidence": c.confidence} for c in output.calls]
-            return ("done", (question, STOP_CONFIRM))
+            return _Done(question, STOP_CONFIRM)
         early, self._early = self._early, []
         plans = []
         for i, call in enumerate(output.calls):
@@ -890,7 +905,7 @@ class _Turn:
             a._count("early_calls_unused")
         for plan in plans:
             if not isinstance(plan, tuple):  # a hook ended the turn: nothing of this hop is recorded
-                return ("done", (plan, STOP_HOOK))
+                return _Done(plan, STOP_HOOK)
         planned = [(c, job if job is not None else _start_call(a, c, self.stop)) for c, job in plans]
         for call, _ in planned:
             yield ToolCallEvent(id=call.id, name=call.name, arguments=dict(call.arguments or {}), hop=hop)
@@ -916,16 +931,16 @@ class _Turn:
             yield ev
         self.tools_s += time.perf_counter() - t0
         if self.stop.is_set():
-            return ("done", ("", STOP_CANCELLED))
+            return _Done("", STOP_CANCELLED)
         self._record_exchange(output.content, planned, results)
         self.last_failed = not all(r.ok for r in results)
         if end_reply is not None:
-            return ("done", (end_reply, STOP_HOOK))
+            return _Done(end_reply, STOP_HOOK)
         said = self._tools_say([c for c, _ in planned], results)
         if said is not None:  # one hop: the tools word their own results
             a._count("one_hop_replies")
-            return ("done", (said, STOP_REPLY))
-        return ("next", None)
+            return _Done(said, STOP_REPLY)
+        return _Next()
 
     def _tools_say(self, calls: list, results: list) -> str | None:
         """The tools' own sentences (``@tool(say=...)``) when every call succeeded and has
