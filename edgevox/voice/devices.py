@@ -53,6 +53,21 @@ def _device_error(kind: str, err: Exception) -> AudioError:
     )
 
 
+def _open_first(kind: str, rates: list[int], make) -> tuple[object, int]:
+    """The first of ``rates`` at which ``make(rate)`` gives a stream that starts, and that
+    rate; an AudioError naming the last failure when none does."""
+    errors: list[Exception] = []
+    for rate in rates:
+        try:
+            stream = make(rate)
+            stream.start()
+        except Exception as err:  # PortAudioError: rate unsupported or no device
+            errors.append(err)
+            continue
+        return stream, int(rate)
+    raise _device_error(kind, errors[-1] if errors else RuntimeError("no usable rate"))
+
+
 def list_devices() -> list[DeviceInfo]:
     """Every sound device PortAudio sees, with the default input and output flagged."""
     sd = _sounddevice()
@@ -110,21 +125,10 @@ class MicSource:
             except queue.Full:
                 self.overflows += 1
 
-        self._stream = None
-        errors = []
-        for rate in self._candidate_rates(sd):
-            try:
-                stream = sd.InputStream(device=self._dev, channels=1, samplerate=rate, dtype="float32",
-                                        blocksize=int(rate * block_s), callback=callback,
-                                        latency="low")
-                stream.start()
-            except Exception as err:  # PortAudioError: rate unsupported or no device
-                errors.append(err)
-                continue
-            self._stream, self.device_rate = stream, int(rate)
-            break
-        if self._stream is None:
-            raise _device_error("input", errors[-1] if errors else RuntimeError("no usable rate"))
+        self._stream, self.device_rate = _open_first(
+            "input", self._candidate_rates(sd),
+            lambda rate: sd.InputStream(device=self._dev, channels=1, samplerate=rate, dtype="float32",
+                                        blocksize=int(rate * block_s), callback=callback, latency="low"))
         self._rs = Resampler(self.device_rate, SAMPLE_RATE)
 
     def _candidate_rates(self, sd) -> list[int]:
@@ -167,34 +171,29 @@ class SpeakerSink(BufferedSink):
             default = int(sd.query_devices(dev, "output")["default_samplerate"])
         except Exception:
             default = 48_000
-        self._stream, errors = None, []
-        for rate in dict.fromkeys([self.sample_rate, default, 48_000, 44_100]):
-            rs = Resampler(self.sample_rate, rate) if rate != self.sample_rate else None
-            spill = np.zeros(0, np.float32)
+        # low latency: what is already in the device buffer still plays after a barge-in
+        self._stream, self.device_rate = _open_first(
+            "output", list(dict.fromkeys([self.sample_rate, default, 48_000, 44_100])),
+            lambda rate: sd.OutputStream(device=dev, channels=1, samplerate=rate, dtype="float32",
+                                         blocksize=int(rate * block_s), callback=self._callback(rate),
+                                         latency="low"))
 
-            def callback(outdata, frames, t, status, rs=rs):
-                nonlocal spill
-                if rs is None:
-                    outdata[:, 0] = self.pull(frames)
-                    return
-                while len(spill) < frames:
-                    need = int(math.ceil((frames - len(spill)) * self.sample_rate / rs.dst_rate)) + 1
-                    spill = np.concatenate([spill, rs.process(self.pull(need))])
-                outdata[:, 0], spill = spill[:frames], spill[frames:]
+    def _callback(self, rate: int):
+        """The device callback for a device running at ``rate`` (resampled when it differs)."""
+        rs = Resampler(self.sample_rate, rate) if rate != self.sample_rate else None
+        spill = np.zeros(0, np.float32)
 
-            try:
-                # low latency: what is already in the device buffer still plays after a barge-in
-                stream = sd.OutputStream(device=dev, channels=1, samplerate=rate, dtype="float32",
-                                         blocksize=int(rate * block_s), callback=callback,
-                                         latency="low")
-                stream.start()
-            except Exception as err:  # PortAudioError
-                errors.append(err)
-                continue
-            self._stream, self.device_rate = stream, int(rate)
-            break
-        if self._stream is None:
-            raise _device_error("output", errors[-1] if errors else RuntimeError("no usable rate"))
+        def callback(outdata, frames, t, status):
+            nonlocal spill
+            if rs is None:
+                outdata[:, 0] = self.pull(frames)
+                return
+            while len(spill) < frames:
+                need = int(math.ceil((frames - len(spill)) * self.sample_rate / rs.dst_rate)) + 1
+                spill = np.concatenate([spill, rs.process(self.pull(need))])
+            outdata[:, 0], spill = spill[:frames], spill[frames:]
+
+        return callback
 
     def close(self) -> None:
         super().close()
