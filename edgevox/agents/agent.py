@@ -502,7 +502,7 @@ class _RunningTurn:
         self.last_failed = False  # did a call of the latest tool exchange fail?
         self.taken_ids = {c.get("id") for m in session.messages for c in (m.get("tool_calls") or [])
                           if isinstance(c, dict)}
-        self._early: list[tuple[tuple[str, dict], Any]] = []  # calls started while decoding
+        self._early: list[tuple[tuple[str, dict], Any, int]] = []  # calls started while decoding (and their hop)
         # a call may start as soon as the stream completes it unless an after_llm hook could
         # still drop it (see Hook.keeps_calls)
         self._early_ok = all(getattr(h, "keeps_calls", False) for h in agent.hooks.hooks
@@ -857,15 +857,26 @@ class _RunningTurn:
         plan = self._plan(call)
         if isinstance(plan, tuple) and plan[1] is None:
             plan = (plan[0], _start_call(a, plan[0], self.stop))
-        self._early.append(((call.name, dict(call.arguments or {})), plan))
+        self._early.append(((call.name, dict(call.arguments or {})), plan, self.ctx.hop))
         a._count("early_dispatches")
 
     def _drop_early(self) -> None:
-        """Calls started early that no dispatch took over (the hop ended otherwise)."""
-        if self._early:
-            log.warning("agent %r: %d call(s) started early were not used", self.agent.name, len(self._early))
-            self.agent._count("early_calls_unused")
-            self._early = []
+        """Calls started early that no dispatch took over (the hop was cancelled, retried or
+        ended otherwise)."""
+        early, self._early = self._early, []
+        self._record_unused([(plan, hop) for _, plan, hop in early])
+
+    def _record_unused(self, plans: list[tuple[Any, int]]) -> None:
+        """Started calls no dispatch took over still go into the turn's record, with what
+        came of them: a person's record must show every action that began (a light may be on
+        already), ``error_type="cancelled"`` when the turn stopped before the tool ended."""
+        if not plans:
+            return
+        log.warning("agent %r: %d call(s) started early were not used", self.agent.name, len(plans))
+        self.agent._count("early_calls_unused")
+        for plan, hop in plans:
+            if isinstance(plan, tuple) and isinstance(plan[1], _Job):  # (a hook's answer ran nothing)
+                self.ctx.records.append(_record(plan[0], plan[1].wait(), hop, True))
 
     def _ask_first(self, output: LLMOutput) -> str | None:
         """The question to ask instead of running these calls, or None to run them: a tool
@@ -899,10 +910,8 @@ class _RunningTurn:
             if same and isinstance(early[i][1], tuple):  # the early call is the streamed one:
                 early[i][1][0].confidence = call.confidence  # its margin is known only now
             plans.append(early[i][1] if same else self._plan(call))
-        if sum(1 for i, c in enumerate(output.calls)
-               if i < len(early) and early[i][1] is plans[i]) < len(early):
-            log.warning("agent %r: a call started early is not among the final calls", a.name)
-            a._count("early_calls_unused")
+        self._record_unused([(plan, at) for i, (_, plan, at) in enumerate(early)
+                             if i >= len(plans) or plans[i] is not plan])
         for plan in plans:
             if not isinstance(plan, tuple):  # a hook ended the turn: nothing of this hop is recorded
                 return _Done(plan, STOP_HOOK)

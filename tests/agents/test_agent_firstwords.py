@@ -117,6 +117,74 @@ def test_a_call_starts_while_the_model_still_decodes():
     assert [c.name for c in r.calls] == ["set_light"] and r.calls[0].dispatched
 
 
+class _BargeIn:
+    """A backend whose streams end the turn once the streamed call has started, while the
+    model still decodes (the person speaks again): the next piece, or the end of the
+    generation, sees the turn's stop event set."""
+
+    def __init__(self, backend, started: threading.Event, stop: threading.Event):
+        self._backend, self._started, self._stop = backend, started, stop
+
+    def __getattr__(self, name):
+        return getattr(self._backend, name)
+
+    def stream(self, *a, **kw):
+        inner = self._backend.stream(*a, **kw)
+
+        def pieces(done):
+            for piece in inner:
+                if self._started.is_set():
+                    self._stop.set()
+                yield piece
+            if self._started.wait(10.0):
+                self._stop.set()
+            done(inner.completion)
+
+        return TextStream(pieces)
+
+
+def _blocking_unlock(started: threading.Event, release: threading.Event):
+    @tool(timeout=30)
+    def unlock_door(door: str) -> str:
+        """Unlock a door of the house.
+
+        Args:
+            door: Which door, e.g. front.
+        """
+        started.set()
+        release.wait(30)
+        return "unlocked"
+
+    return unlock_door
+
+
+def test_a_call_started_early_then_cancelled_is_in_the_record():
+    started, release, stop = threading.Event(), threading.Event(), threading.Event()
+    backend = ScriptedBackend([call("unlock_door", door="front") + " and now a long tail of words " * 20],
+                              delay=0.002)
+    agent = LLMAgent("t", tools=[_blocking_unlock(started, release)], model=_BargeIn(backend, started, stop),
+                     hooks=default_slm_hooks())
+    try:
+        r = agent.run("Unlock the front door.", stop_event=stop)
+    finally:
+        release.set()
+    assert r.stopped_reason == "cancelled"
+    assert [(c.name, c.arguments, c.error_type) for c in r.calls] == [("unlock_door", {"door": "front"}, "cancelled")]
+    assert agent.loop_stats.get("early_dispatches") == 1 and agent.session.messages == []
+
+
+def test_a_finished_early_call_of_a_cancelled_turn_keeps_its_result():
+    ran: list[str] = []
+    started, stop = threading.Event(), threading.Event()
+    backend = ScriptedBackend([call("set_light", room="hall", on=True) + " and more words " * 20], delay=0.002)
+    agent = LLMAgent("t", tools=_tools(log=ran, started=started), model=_BargeIn(backend, started, stop),
+                     hooks=default_slm_hooks())
+    r = agent.run("Hall light on.", stop_event=stop)
+    assert r.stopped_reason == "cancelled" and ran == ["hall"]
+    rec = r.calls[0]
+    assert (rec.name, rec.ok, rec.result) == ("set_light", True, {"room": "hall", "state": "on"})
+
+
 def test_no_early_start_when_an_after_llm_hook_could_drop_the_call():
     from edgevox.agents import FunctionHook
 
@@ -217,3 +285,16 @@ def test_real_model_prefill_puts_the_users_words_in_the_cache_before_the_turn(qw
     warm = agent.run(text)
     assert [(c.name, c.arguments) for c in warm.calls] == [(c.name, c.arguments) for c in cold.calls]
     assert warm.calls and warm.calls[0].name == "set_light"
+
+
+def test_real_model_early_call_cancelled_mid_turn_is_recorded(qwen_backend):
+    started, release, stop = threading.Event(), threading.Event(), threading.Event()
+    agent = LLMAgent("t", tools=[_blocking_unlock(started, release)], model=_BargeIn(qwen_backend, started, stop),
+                     tool_choice_policy="required_first_hop", hooks=default_slm_hooks(), max_tokens=64)
+    try:
+        r = agent.run("Please unlock the front door.", stop_event=stop)
+    finally:
+        release.set()
+    assert started.is_set() and r.stopped_reason == "cancelled"
+    assert [(c.name, c.error_type) for c in r.calls] == [("unlock_door", "cancelled")]
+    assert agent.loop_stats.get("early_dispatches") == 1 and agent.session.messages == []
