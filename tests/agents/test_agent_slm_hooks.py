@@ -206,6 +206,40 @@ def test_echo_guard_cuts_json_spoken_next_to_calls():
     assert r.reply == "It is 14:05." and ag.session.messages[1]["content"] == ""
 
 
+# bench_voice's quiet run (envelope profile, tools without say=): the hop after a
+# successful call said the request back as its answer.
+QWEN_REQUEST_ECHO = "Turn on the kitchen light."
+
+
+def test_echo_guard_request_said_back_is_held_retried_and_answered():
+    ag, be = make([call("set_lights", room="kitchen", on=True), QWEN_REQUEST_ECHO, "The kitchen light is on now."])
+    stream = ag.run_stream("Turn on the kitchen light.")
+    spoken = "".join(p for p in stream if isinstance(p, str))
+    r = stream.result
+    assert "Turn on" not in spoken and r.reply == "The kitchen light is on now." == spoken.strip()
+    assert "Do not repeat the request" in be.requests[2]["prompt"]
+    assert ag.hook_stats["echo_guard"] == 1
+
+
+def test_echo_guard_request_echoed_twice_is_said_from_the_results():
+    ag, _ = make([call("set_lights", room="kitchen", on=True), "turn on the kitchen light", QWEN_REQUEST_ECHO])
+    r = ag.run("Turn on the kitchen light.")
+    assert r.reply.startswith("Done: set lights:") and "kitchen" in r.reply
+    assert ag.hook_stats["echo_guard"] == 2
+
+
+def test_a_reply_like_the_request_without_a_call_or_diverging_is_kept():
+    from edgevox.agents.slm.echo_guard import repeats_request
+
+    ag, _ = make(["Hello there!"])
+    assert ag.run("Hello there!").reply == "Hello there!"  # no call ran: a greeting back is fine
+    ag, _ = make([call("set_lights", room="kitchen", on=True), "Turned on the kitchen light."])
+    assert ag.run("Turn on the kitchen light.").reply == "Turned on the kitchen light."
+    assert repeats_request("Start a timer", "Start a timer for 10 minutes.")
+    assert not repeats_request("Start", "Start a timer for 10 minutes.")
+    assert not repeats_request("Turn on the kitchen light now, please.", "Turn on the kitchen light.")
+
+
 def test_prose_is_not_an_echo():
     ag, _ = make([QWEN_JOKE, "unused"])
     assert ag.run("tell me a joke").reply == QWEN_JOKE

@@ -1,5 +1,5 @@
 """Echo guard: JSON in a reply (a tool payload, an error object, a half-written call) is
-never spoken.
+never spoken, and neither is the person's own request said back as the answer to it.
 
 0.5 B models often answer a tool result by repeating it verbatim, or start a reply with a
 JSON fragment and then a sentence. The JSON is cut out; if a real sentence remains, that is
@@ -9,17 +9,42 @@ words; if that fails too (or no hop is left) a short spoken summary of the value
 Text spoken next to tool calls is cleaned the same way. In ``run_stream`` a generation that
 starts like JSON or a code fence is held back until it is decided, so a dump is never half
 spoken.
+
+The request echo: measured on Qwen2.5-Coder-0.5B under its envelope profile, the hop that
+words a tool's result answered "Turn on the kitchen light." with "Turn on the kitchen
+light." (4 of 6 tool turns without ``say=`` in ``bench_voice.py``'s quiet run). After a
+call ran, a reply whose words are the request's own (or its first half or more) is not an
+answer: it is retried once with a note, then said from the results. While such a reply
+streams it is held as long as it still reads like the request (a real answer leaves it
+within a word or two).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
+from edgevox.agents.slm.false_claim import from_results
 from edgevox.agents.speech import is_error_payload, split_json, summarise
 
 NOTE = "Do not answer with JSON. Tell the user the answer in one short plain sentence."
+ECHO_NOTE = "Do not repeat the request. Tell the user in one short sentence what the tool results say."
 MIN_WORDS = 3  # prose left after cutting JSON out must be at least a short sentence
+_WORD = re.compile(r"\w+")
+
+
+def _plain(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def repeats_request(reply: str, request: str) -> bool:
+    """Does ``reply`` only say the request back: its words, or at least the first half of
+    them, in order (case and punctuation aside)?"""
+    said, asked = _plain(reply), _plain(request)
+    if not said:
+        return False
+    return said == asked or (asked.startswith(said + " ") and 2 * len(said.split()) >= len(asked.split()))
 
 
 def _looks_like_call(value: Any) -> bool:
@@ -51,16 +76,53 @@ class _HoldJson(StreamFilter):
         return out
 
 
+class _HoldRequest(StreamFilter):
+    """Holds a reply back while it still reads like the start of the request."""
+
+    def __init__(self, request: str) -> None:
+        self.asked = _plain(request)
+        self.buf = ""
+        self.passing = False
+
+    def feed(self, text: str) -> str:
+        if self.passing:
+            return text
+        self.buf += text
+        said = _plain(self.buf)
+        if not said or self.asked.startswith(said):
+            return ""
+        self.passing = True
+        out, self.buf = self.buf, ""
+        return out
+
+
+class _Both(StreamFilter):
+    def __init__(self, *filters: StreamFilter) -> None:
+        self.filters = filters
+
+    def feed(self, text: str) -> str:
+        for f in self.filters:
+            text = f.feed(text) if text else text
+        return text
+
+
 class EchoGuard(Hook):
     keeps_calls = True  # acts on the content, or only when there is no call
     name = "echo_guard"
     priority = 20
 
     def stream_filter(self, ctx: TurnContext) -> StreamFilter:
-        return _HoldJson()
+        return _Both(_HoldJson(), _HoldRequest(ctx.text)) if ctx.records else _HoldJson()
 
     def after_llm(self, ctx: TurnContext, output: Any) -> HookResult | None:
         content = output.content
+        if not output.calls and ctx.records and repeats_request(content, ctx.text):
+            st = ctx.state(self)
+            if st.get("echo_retried") or ctx.hops_left <= 0:
+                return HookResult.end(from_results(ctx), reason="request echo replaced")
+            st["echo_retried"] = True
+            return HookResult.replace(output.replace(retry=ECHO_NOTE, fallback=from_results(ctx)),
+                                      reason="request echo retry")
         if not content.strip() or ("{" not in content and "[" not in content):
             return None
         prose, values = split_json(content)
