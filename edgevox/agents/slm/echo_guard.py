@@ -39,12 +39,14 @@ def _plain(text: str) -> str:
 
 
 def repeats_request(reply: str, request: str) -> bool:
-    """Does ``reply`` only say the request back: its words, or at least the first half of
-    them, in order (case and punctuation aside)?"""
+    """Does ``reply`` say the request back: its words in order (case and punctuation aside),
+    at least the first half of them, or all of them and then more ("Switch off the light
+    in the bedroom and dim the living room light", measured)?"""
     said, asked = _plain(reply), _plain(request)
-    if not said:
+    if not said or not asked:
         return False
-    return said == asked or (asked.startswith(said + " ") and 2 * len(said.split()) >= len(asked.split()))
+    return (said == asked or said.startswith(asked + " ")
+            or (asked.startswith(said + " ") and 2 * len(said.split()) >= len(asked.split())))
 
 
 def _looks_like_call(value: Any) -> bool:
@@ -77,7 +79,8 @@ class _HoldJson(StreamFilter):
 
 
 class _HoldRequest(StreamFilter):
-    """Holds a reply back while it still reads like the start of the request."""
+    """Holds a reply back while it still reads like the start of the request (and for
+    good once it has said the whole request)."""
 
     def __init__(self, request: str) -> None:
         self.asked = _plain(request)
@@ -89,7 +92,7 @@ class _HoldRequest(StreamFilter):
             return text
         self.buf += text
         said = _plain(self.buf)
-        if not said or self.asked.startswith(said):
+        if not said or self.asked.startswith(said) or said.startswith(self.asked + " "):
             return ""
         self.passing = True
         out, self.buf = self.buf, ""
