@@ -8,9 +8,10 @@ preset's own rendering writes them).
 
 They are built from the tools alone (plain OpenAI-style schemas, so the BFCL runner can
 build them for each case's own functions): one call per tool, from ``@tool(examples=...)``
-when given, else made up from the schema and description; and a few fixed answers in words
-for small talk and for a request no tool fits. Static per tool set, they belong to the
-cached prompt prefix (``LLMAgent.prompt_prefix``).
+when given, else made up from the schema and description; a request that asks for two
+things and gets a list of two calls (the envelope's parallel form); and a few fixed answers
+in words for small talk and for a request no tool fits. Static per tool set, they belong to
+the cached prompt prefix (``LLMAgent.prompt_prefix``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Demo", "ANSWERS", "build_demonstrations", "demonstration_messages", "tool_spec"]
+__all__ = ["Demo", "ANSWERS", "build_demonstrations", "demonstration_messages", "pair_demonstrations", "tool_spec"]
 
 
 @dataclass(frozen=True)
@@ -31,12 +32,19 @@ class Demo:
     ``topic``: for an answer in words, the words that name what it declines or answers
     ("fan", "pizza"); the demonstration is left out when a tool's name or description uses
     one of them (then a tool may well serve it). Empty: shown whatever the tools.
+    ``also``: more calls the same request makes (two actions asked in one sentence).
     """
 
     request: str
     call: tuple[str, dict[str, Any]] | None = None
     answer: str | None = None
     topic: frozenset[str] = frozenset()
+    also: tuple[tuple[str, dict[str, Any]], ...] = ()
+
+    @property
+    def calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """Every call of this exchange, in order (none for an answer in words)."""
+        return [] if self.call is None else [self.call, *self.also]
 
 
 #: Answers in words, most useful first: small talk, "never mind", a question no tool
@@ -72,11 +80,12 @@ def tool_spec(tool: Any) -> tuple[str, str, dict[str, Any], list[tuple[str, dict
 
 
 def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSWERS,
-                         per_tool: int = 2, max_answers: int | None = None) -> list[Demo]:
+                         per_tool: int = 2, max_answers: int | None = None, pairs: bool = True) -> list[Demo]:
     """The demonstrations for a tool set: up to ``per_tool`` of each tool's own examples
     (one call made up from its schema when it has none) and answers in words, at most
     ``max_answers`` (default: half as many as calls, at least three), interleaved so that
-    position teaches nothing."""
+    position teaches nothing; with ``pairs``, first of the calls, requests that ask for two
+    things at once and get a list of calls (see :func:`pair_demonstrations`)."""
     specs = [tool_spec(t) for t in tools]
     calls: list[Demo] = []
     for name, description, params, examples in specs:
@@ -92,13 +101,84 @@ def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSW
     said = [d for d in answers if not d.topic & vocabulary][:max_answers]
     if not specs:
         return said
+    # the pairs come first, so the turns next to the conversation are the same as without
+    # them: measured, with two-call lists last the model called again after a tool's result
+    # instead of answering, and with a refusal last it refused "What time is it?"
+    acting = (pair_demonstrations(specs, calls) if pairs else []) + calls
     out: list[Demo] = []
-    step = max(1, len(calls) // max(1, len(said)))  # spread the answers among the calls
-    for i, demo in enumerate(calls):
+    step = max(1, len(acting) // max(1, len(said)))  # spread the answers among the calls
+    for i, demo in enumerate(acting):
         if i % step == 0 and said:
             out.append(said.pop(0))
         out.append(demo)
     return out + said
+
+
+def pair_demonstrations(specs: Sequence[tuple[str, str, dict[str, Any], list]], calls: Sequence[Demo]) -> list[Demo]:
+    """Requests that ask for two things in one sentence, answered with a list of calls.
+
+    Why: shown only one call per request, the 0.5B model writes one call object and the
+    second action is lost (BFCL parallel 0/10 through the agent). One tool twice (two of
+    its own examples, or its made-up call again with one argument changed: "...; then the
+    same with base 4") and, with two tools or more, two different tools (their first
+    calls joined). Built from the schemas alone, like every demonstration."""
+    out: list[Demo] = []
+    by_tool: dict[str, list[Demo]] = {}
+    for d in calls:
+        by_tool.setdefault(d.call[0], []).append(d)  # type: ignore[index]
+    twice = next((ds[:2] for ds in by_tool.values() if len(ds) >= 2), None)
+    if twice is not None:
+        out.append(Demo(_join(twice[0].request, twice[1].request), call=twice[0].call, also=(twice[1].call,)))
+    else:
+        for name, _, params, _ in specs:
+            again = _varied(name, params, by_tool[name][0])
+            if again is not None:
+                out.append(again)
+                break
+    firsts = [ds[0] for ds in by_tool.values()]
+    if len(firsts) >= 2:
+        a, b = (firsts[0], firsts[1]) if twice is None or len(firsts) < 3 else (firsts[1], firsts[2])
+        out.append(Demo(_join(a.request, b.request), call=a.call, also=(b.call,)))
+    return out
+
+
+def _join(first: str, second: str) -> str:
+    """Two requests as one sentence: "Lights off in the bedroom and heat the house to 22.";
+    "Also," after a request that spells its arguments out ("...: base 3, unit cm. Also, ...")."""
+    head = first.rstrip(" .!?")
+    tail = second[:1].lower() + second[1:] if second[1:2].islower() else second
+    return f"{head}. Also, {tail}" if ":" in head else f"{head} and {tail}"
+
+
+def _varied(name: str, params: Mapping[str, Any], demo: Demo) -> Demo | None:
+    """``demo`` (a call made up from the schema) asked again with one argument changed,
+    both in one request; None when no argument can change."""
+    assert demo.call is not None
+    arguments = demo.call[1]
+    props = params.get("properties") or {}
+    for key, value in arguments.items():
+        other = _other(props.get(key), value)
+        if other is not None:
+            changed = {**arguments, key: other}
+            request = f"{demo.request.rstrip(' .!?')}; then the same with {key.replace('_', ' ')} {_spell(other)}."
+            return Demo(request, call=demo.call, also=((name, changed),))
+    return None
+
+
+def _other(schema: Any, value: Any) -> Any:
+    """Another valid value for a parameter (a number one step on, the next enum member)."""
+    if not isinstance(schema, Mapping) or isinstance(value, bool):
+        return None
+    enum = schema.get("enum")
+    if enum:
+        rest = [v for v in enum if v != value]
+        return rest[0] if rest else None
+    if isinstance(value, (int, float)):
+        hi = schema.get("maximum")
+        step = value + 1 if hi is None or value + 1 <= hi else value - 1
+        lo = schema.get("minimum")
+        return None if lo is not None and step < lo else type(value)(step)
+    return None
 
 
 def demonstration_messages(demos: Iterable[Demo]) -> list[dict[str, Any]]:
@@ -108,10 +188,10 @@ def demonstration_messages(demos: Iterable[Demo]) -> list[dict[str, Any]]:
     for i, d in enumerate(demos):
         msgs.append({"role": "user", "content": d.request})
         if d.call is not None:
-            name, arguments = d.call
             msgs.append({"role": "assistant", "content": "", "tool_calls": [
-                {"id": f"demo{i}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}]})
+                {"id": f"demo{i}" + (f"_{j}" if j else ""), "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}
+                for j, (name, arguments) in enumerate(d.calls)]})
         else:
             msgs.append({"role": "assistant", "content": d.answer or ""})
     return msgs

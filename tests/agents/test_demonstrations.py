@@ -31,7 +31,7 @@ WEATHER = {"type": "function", "function": {
 
 
 def test_one_call_per_tool_from_plain_schemas_and_answers_interleaved():
-    demos = build_demonstrations([AREA, WEATHER])
+    demos = build_demonstrations([AREA, WEATHER], pairs=False)
     calls = [d for d in demos if d.call]
     assert [d.call[0] for d in calls] == ["triangle_area", "get_weather"]
     assert calls[0].call[1] == {"base": 3, "height": 6, "unit": "cm"}  # minimum respected, e.g. read
@@ -54,10 +54,38 @@ def test_examples_win_and_answers_that_a_tool_serves_are_left_out():
         """Switch the fan on or off."""
         return "ok"
 
-    demos = build_demonstrations([weather, fan], per_tool=2)
+    demos = build_demonstrations([weather, fan], per_tool=2, pairs=False)
     assert [d.request for d in demos if d.call and d.call[0] == "weather"] == ["Is it cold in Oslo?", "Rain in Rome?"]
     assert all("fan" not in (d.request.lower()) for d in demos if d.answer)  # "Turn on the fan." left out
     assert build_demonstrations([], max_answers=2) == list(ANSWERS[:2])
+
+
+def test_two_actions_in_one_request_from_the_schemas():
+    one = build_demonstrations([AREA])
+    assert [d.call for d in one if d.call and not d.also] == [("triangle_area", {"base": 3, "height": 6, "unit": "cm"})]
+    (twice,) = [d for d in one if d.also]  # one tool: its made-up call again, one argument changed
+    assert twice.calls == [("triangle_area", {"base": 3, "height": 6, "unit": "cm"}),
+                           ("triangle_area", {"base": 4, "height": 6, "unit": "cm"})]
+    assert twice.request == "Calculate the area of a triangle: base 3, height 6, unit cm; then the same with base 4."
+    both = [d for d in build_demonstrations([AREA, WEATHER]) if d.also]
+    assert [[n for n, _ in d.calls] for d in both] == [["triangle_area", "triangle_area"],
+                                                        ["triangle_area", "get_weather"]]
+    assert both[1].request.startswith("Calculate the area of a triangle: base 3, height 6, unit cm. Also, weather")
+    for d in both:  # every made-up call is valid for its tool
+        for name, args in d.calls:
+            Tool.from_schema(AREA if name == "triangle_area" else WEATHER).validate(args)
+
+    @tool(examples={"Lamp on in the hall.": {"room": "hall"}, "Kitchen lamp on.": {"room": "kitchen"}})
+    def lamp(room: str) -> str:
+        """Switch a lamp on."""
+        return "on"
+
+    (own,) = [d for d in build_demonstrations([lamp]) if d.also]  # two own examples, joined
+    assert own.request == "Lamp on in the hall and kitchen lamp on."
+    assert own.calls == [("lamp", {"room": "hall"}), ("lamp", {"room": "kitchen"})]
+    msgs = demonstration_messages([own])
+    assert [c["function"]["name"] for c in msgs[1]["tool_calls"]] == ["lamp", "lamp"]
+    assert len({c["id"] for c in msgs[1]["tool_calls"]}) == 2
 
 
 def test_messages_are_plain_chat_turns():

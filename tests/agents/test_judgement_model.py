@@ -102,3 +102,29 @@ def test_a_low_confidence_call_becomes_a_question_and_no_drops_it(qwen_backend):
     r2 = ag.run("No.")
     assert r2.calls == [] and r2.reply == ag.phrases.declined and state == {}
     assert PENDING_KEY not in ag.session.meta
+
+
+def test_two_actions_in_one_request_become_a_list_of_calls(qwen_backend):
+    # the pair demonstrations (two of set_light's own examples in one request, answered
+    # with a list) teach the envelope's list form; shown one call per request only, the
+    # model wrote one call object and the second action was lost
+    state: dict = {}
+
+    @tool(examples={"Kitchen lights on, please.": {"room": "kitchen", "on": True},
+                    "Lights off in the hall.": {"room": "hall", "on": False}})
+    def set_light(room: str, on: bool) -> str:
+        """Switch the light of a room on or off.
+
+        Args:
+            room: Which room.
+            on: True for on, False for off.
+        """
+        state[room] = on
+        return f"{room} light {'on' if on else 'off'}"
+
+    ag = LLMAgent(tools=[set_light, *home_tools(state)[1:]], model=qwen_backend.with_preset("qwen25+envelope"),
+                  temperature=0.0, seed=0, max_tokens=64, constrain_auto=True, demonstrations=True)
+    assert any(d.also for d in ag.demonstrations)
+    r = ag.run("Turn on the lights in the bedroom and the office.")
+    assert sorted((c.name, c.arguments["room"]) for c in r.calls) == [("set_light", "bedroom"), ("set_light", "office")]
+    assert state == {"bedroom": True, "office": True}
