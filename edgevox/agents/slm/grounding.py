@@ -232,7 +232,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
     required = set((tool.parameters or {}).get("required") or ())
     strings = [v.strip().lower() for v in _strings({k: v for k, v in arguments.items() if k in required})]
-    if said & content_words(" ".join(strings)) or any(len(v) > 1 and v in request.lower() for v in strings):
+    if said & content_words(" ".join(strings)) or any(re.search(r"[a-z]{2}", v) and v in request.lower() for v in strings):
         return None  # "Jazz please." -> query "jazz"; "maybe lo-fi" -> query "lo-fi"
     words = set(_WORD.findall(request.lower()))
     enums = {str(arguments[k]).lower() for k, sch in _properties(tool).items()
