@@ -56,6 +56,7 @@ ALL = list(TOOLS.values())
     ("Shopping list: coffee.", "add_to_shopping_list", {"item": "coffee"}, None),
     ("Something relaxing, maybe lo-fi.", "play_music", {"query": "lo-fi"}, None),  # the argument, verbatim
     ("Find the integral of x^3 from 1 to 5.", "add_to_shopping_list", {"item": "x^3"}, "unrelated"),  # not words
+    ("Find the integral of x^3 from 1 to 5.", "add_to_shopping_list", {"item": "1 to 5"}, "unrelated"),
     ("Crank it up a bit.", "set_volume", {"change": "up"}, None),  # the call's own enum value, said
     ("Thanks. Now turn it off again.", "set_light", {"room": "bathroom", "on": False}, "unrelated"),  # alone
 ])

@@ -213,6 +213,12 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     return None
 
 
+def _wordy(value: str) -> bool:
+    """Letters of a name, not only numbers and glue words ("lo-fi", not "x^3" or "1 to 5")."""
+    words = _WORD.findall(value)
+    return sum(map(len, words)) >= 3 and any(w not in _GENERIC for w in words)
+
+
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
@@ -232,7 +238,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
     required = set((tool.parameters or {}).get("required") or ())
     strings = [v.strip().lower() for v in _strings({k: v for k, v in arguments.items() if k in required})]
-    if said & content_words(" ".join(strings)) or any(re.search(r"[a-z]{2}", v) and v in request.lower() for v in strings):
+    if said & content_words(" ".join(strings)) or any(_wordy(v) and v in request.lower() for v in strings):
         return None  # "Jazz please." -> query "jazz"; "maybe lo-fi" -> query "lo-fi"
     words = set(_WORD.findall(request.lower()))
     enums = {str(arguments[k]).lower() for k, sch in _properties(tool).items()
