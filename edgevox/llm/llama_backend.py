@@ -220,19 +220,7 @@ class LlamaBackend:
         if len(tokens) >= self.n_ctx - 1:
             return 0
         with self.lock:
-            if self._closed:
-                return 0
-            llm = self.llm
-            n = 0
-            for a, b in zip(llm.input_ids[: llm.n_tokens], tokens[:-1], strict=False):
-                if a != b:
-                    break
-                n += 1
-            if n >= len(tokens) - 1:
-                return 0
-            llm.n_tokens = n
-            llm.eval(tokens[n:-1])
-            return len(tokens) - 1 - n
+            return 0 if self._closed else self._prefill(tokens)
 
     def prepare_grammar(self, grammar: Any) -> None:
         """Validate and compile ``grammar`` now with this model's mask engine (built on
@@ -392,8 +380,9 @@ class LlamaBackend:
     def _piece(self, tok: int) -> str:
         return self.llm.detokenize([tok], special=True).decode("utf-8", errors="replace")
 
-    def _prefill(self, tokens: list[int]) -> None:
-        """Evaluate all but the last prompt token, reusing the cached prefix.
+    def _prefill(self, tokens: list[int]) -> int:
+        """Evaluate all but the last prompt token, reusing the cached prefix; returns how
+        many were evaluated.
 
         Why: llama.cpp's logits differ in the last bits between a token evaluated inside
         a batch and alone. `generate` evaluates the last token alone on a cache hit, so
@@ -406,9 +395,11 @@ class LlamaBackend:
             if a != b:
                 break
             n += 1
-        if n < len(tokens) - 1:
-            llm.n_tokens = n
-            llm.eval(tokens[n:-1])
+        if n >= len(tokens) - 1:
+            return 0
+        llm.n_tokens = n
+        llm.eval(tokens[n:-1])
+        return len(tokens) - 1 - n
 
     def _is_eog(self, tok: int) -> bool:
         model = self.llm._model
