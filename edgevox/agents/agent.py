@@ -1081,6 +1081,8 @@ class WarmJob:
                 self.info = info = agent.backend.warm_prefix(self.tokens, persist=persist)
                 t0 = time.perf_counter()
                 info["grammars"] = len(agent.prepare_decoding())
+                if hasattr(agent.backend, "rehearse"):
+                    agent.backend.rehearse()
                 info["prepare_s"] = time.perf_counter() - t0
         except Exception as exc:  # a failed warm-up only costs time: the turn evaluates it
             self.error = f"{type(exc).__name__}: {exc}"
