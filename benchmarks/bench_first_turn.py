@@ -8,7 +8,8 @@ Each run is a new process: load the default model with its shipped profile, rest
 prompt prefix from a prompt cache (filled once beforehand), then the same request twice,
 the KV cache put back to the prefix before each, timed from the request to the first
 sentence (LLM only, no audio). "unprepared" runs the warm-up as it was before decoding was
-prepared in it (the first turn builds llguidance's tokenizer and compiles its grammars).
+prepared in it (the first turn builds llguidance's tokenizer, compiles its grammars and
+makes the first single-token decode at the prefix's length).
 The two modes alternate, so load changes hit both alike; the ratios are the result.
 """
 
@@ -36,7 +37,10 @@ def child(text: str, cache_dir: str, prepared: bool) -> dict:
     from edgevox.voice.text import SentenceSplitter
 
     if not prepared:
+        from edgevox.llm.llama_backend import LlamaBackend
+
         LLMAgent.prepare_decoding = lambda self: []  # type: ignore[method-assign]
+        del LlamaBackend.rehearse
     t0 = time.perf_counter()
     backend = load_model(str(ensure_model(DEFAULT_LLM)), preset=get_spec(DEFAULT_LLM).preset, n_ctx=4096,
                          prompt_cache=cache_dir)
