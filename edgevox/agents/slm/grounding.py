@@ -29,7 +29,8 @@ call before it runs:
 A blocked call never runs; the turn ends with a short reply in words that says what the
 assistant cannot do (measured: letting the model answer after the error cost 50-80 s a
 turn under load and it read the error back). The vocabulary comes from the registry, the
-device list is generic knowledge: neither is taken from an evaluation's utterances.
+device list is generic knowledge (both in ``vocabulary``): neither is taken from an
+evaluation's utterances. This module holds the four checks and the hook.
 """
 
 from __future__ import annotations
@@ -38,8 +39,23 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from edgevox.agents.demonstrations import first_sentence
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.vocabulary import (
+    DEVICES,
+    GENERIC,
+    OPENERS,
+    WORD,
+    changes_things,
+    content_words,
+    enum_of,
+    properties,
+    stem,
+    target_words,
+    tool_words,
+)
+
+__all__ = ["NOTE", "REPLIES", "Grounding", "changes_things", "is_question", "target_words", "tool_words",
+           "unknown_place", "unserved_devices", "why_not"]
 
 #: the blocked call's error (recorded with the call; the turn ends with REPLIES[reason])
 NOTE = "Not done: I have no tool for that."
@@ -52,34 +68,6 @@ REPLIES = {
 #: "in the conservatory", "on my porch": where a request says something is
 _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
 
-_WORD = re.compile(r"[a-z]+")
-#: words that say nothing about *which* device or service is meant
-_GENERIC = frozenset("""
-a an the to of in on off for and or but with at by from into out up down over it its this that
-these those there here is are was be been am do does did can could would will should may might
-i me my we our you your he she they them please pls thanks thank just now then so some any all
-every what which who how when where why yes no not turn set make get put switch give let tell
-want need like know see go going have has had one two three four five six seven eight nine ten
-bit little more less very really much many again also too
-""".split())
-
-#: Household devices and appliances, singular and plural (generic knowledge, written here).
-#: Those no tool's vocabulary mentions are the devices a request may name that no tool serves.
-DEVICES = frozenset("""
-fan fans blind blinds shade shades curtain curtains shutter shutters awning awnings drape drapes
-door doors gate gates window windows lock locks vacuum vacuums hoover roomba robot mower mowers
-lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven ovens stove
-cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
-cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
-printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
-""".split())
-#: verbs many devices take: they do not say which device is meant
-_ACTIONS = frozenset("""
-start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease
-clear change
-""".split())
-#: what only doors, windows, blinds and locks do
-OPENERS = frozenset({"open", "opens", "close", "closes", "shut", "lock", "unlock"})
 #: the first words of a question (a polite request starts with "can/could/would/will you")
 _ASKS = frozenset("""
 is are was were isn't aren't did didn't does doesn't do don't has have hasn't haven't how what
@@ -88,30 +76,8 @@ what's whats when where which who whose why how's hows
 _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
 #: words that make a terse line ending in "?" a question about a state ("Timer status?")
 _STATE = frozenset({"status", "state", "left", "remaining"})
-#: A tool that changes something (it cannot answer a question about a state): its name or
-#: its description starts with one of these verbs. Tools that compute, look up or tell
-#: ("calculate_area", "get_weather") may answer questions.
-_CHANGERS = frozenset("""
-set sets start starts stop stops cancel cancels add adds remove removes delete deletes play plays pause turn
-turns switch switches control controls open opens close closes lock locks unlock unlocks send sends create
-creates update updates book books order orders buy buys move moves enable disable activate deactivate
-dim brighten increase decrease change changes mute unmute skip arm disarm record schedule
-""".split())
 #: an enum parameter that says *where* (its values are places, so a place the request names must be one)
 _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor", "where"})
-
-
-def stem(word: str) -> str:
-    """A crude stem, enough to match lights/light and heating/heat."""
-    for suffix in ("ing", "es", "ed", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
-def content_words(text: str) -> set[str]:
-    """The stems of the words of ``text`` that can say which device or service is meant."""
-    return {stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _GENERIC}
 
 
 def _strings(value: Any) -> Iterable[str]:
@@ -123,55 +89,6 @@ def _strings(value: Any) -> Iterable[str]:
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from _strings(v)
-
-
-def _properties(tool: Any) -> dict[str, Any]:
-    return dict((tool.parameters or {}).get("properties") or {})
-
-
-def enum_of(schema: Any) -> list[Any]:
-    """The allowed values of a parameter: its ``enum``, or those of its ``anyOf``/``oneOf``
-    members (an optional ``Literal`` is ``anyOf: [{enum}, {null}]``)."""
-    if not isinstance(schema, Mapping):
-        return []
-    if schema.get("enum"):
-        return list(schema["enum"])
-    return [v for part in (schema.get("anyOf") or schema.get("oneOf") or []) for v in enum_of(part)]
-
-
-def _enums(tool: Any) -> tuple[set[str], set[str]]:
-    """(names of enum parameters, their values) as content words."""
-    names, values = set(), set()
-    for key, schema in _properties(tool).items():
-        if enum_of(schema):
-            names |= content_words(key.replace("_", " "))
-            values |= content_words(" ".join(str(v) for v in enum_of(schema)))
-    return names, values
-
-
-def tool_words(tool: Any) -> set[str]:
-    """What a tool is for, as content-word stems (see the module docstring)."""
-    parts = [tool.name.replace("_", " ").replace(".", " "), first_sentence(tool.description or "")]
-    parts.extend(key.replace("_", " ") for key in _properties(tool))
-    parts.extend(request for request, _ in getattr(tool, "examples", None) or [])
-    return content_words(" ".join(parts)) | _enums(tool)[1]
-
-
-def target_words(tool: Any) -> set[str]:
-    """The thing a tool acts on: its name and the first sentence of its description, less
-    the names and values of enum parameters (``set_light`` -> light, brightness; not room,
-    kitchen: a fan in the kitchen is not a light) and verbs any device may take ("stop the
-    lawnmower" is not about a timer)."""
-    names, values = _enums(tool)
-    said = content_words(tool.name.replace("_", " ").replace(".", " ") + " " + first_sentence(tool.description or ""))
-    return said - names - values - {stem(w) for w in _ACTIONS} - {"room"}
-
-
-def changes_things(tool: Any) -> bool:
-    """Does the tool change something (so a question about a state is not for it)?"""
-    head = re.split(r"[_.\s]", tool.name.lower(), maxsplit=1)[0]
-    words = _WORD.findall((tool.description or "").lower())
-    return head in _CHANGERS or (bool(words) and words[0] in _CHANGERS)
 
 
 def is_question(text: str) -> bool:
@@ -194,20 +111,20 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     room") when the call fills an enum
     parameter (``room``) with a value the request does not say and no tool knows that place:
     the model put the light of a room the home does not have on another one ("all")."""
-    said = set(_WORD.findall(request.lower()))
-    chosen = [str(arguments[k]) for k, sch in _properties(tool).items()
+    said = set(WORD.findall(request.lower()))
+    chosen = [str(arguments[k]) for k, sch in properties(tool).items()
               if k.lower() in _WHERE and enum_of(sch) and isinstance(arguments.get(k), str)]
-    if not chosen or any(set(_WORD.findall(v.lower())) <= said for v in chosen):
+    if not chosen or any(set(WORD.findall(v.lower())) <= said for v in chosen):
         return None
     known = set().union(*(tool_words(t) for t in tools))
     low = request.lower()
     places = _PLACE.findall(low) + re.findall(r"\b([a-z]+)\s+room\b", low) + [
         m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low) if stem(m.group(2)) in target_words(tool)]
     for place in places:
-        if place not in _GENERIC and stem(place) not in known:
+        if place not in GENERIC and stem(place) not in known:
             after = re.search(rf"\b{place}\s+([a-z]+)", low)  # "wine cellar", "guest room": say both words
             nxt = after.group(1) if after else ""
-            if nxt and nxt not in _GENERIC and stem(nxt) not in target_words(tool) and stem(nxt) not in known | {"room"}:
+            if nxt and nxt not in GENERIC and stem(nxt) not in target_words(tool) and stem(nxt) not in known | {"room"}:
                 return f"{place} {nxt}"
             return f"{place} room" if nxt == "room" else place
     return None
@@ -215,8 +132,8 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
 
 def _wordy(value: str) -> bool:
     """Letters of a name, not only numbers and glue words ("lo-fi", not "x^3" or "1 to 5")."""
-    words = _WORD.findall(value)
-    return sum(map(len, words)) >= 3 and any(w not in _GENERIC for w in words)
+    words = WORD.findall(value)
+    return sum(map(len, words)) >= 3 and any(w not in GENERIC for w in words)
 
 
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
@@ -225,7 +142,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     said = content_words(request)
     target = target_words(tool)
     if not said & target:
-        opens = {stem(w) for w in _WORD.findall(request.lower()) if w in OPENERS}
+        opens = {stem(w) for w in WORD.findall(request.lower()) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
     if is_question(request) and changes_things(tool):
@@ -240,8 +157,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     strings = [v.strip().lower() for v in _strings({k: v for k, v in arguments.items() if k in required})]
     if said & content_words(" ".join(strings)) or any(_wordy(v) and v in request.lower() for v in strings):
         return None  # "Jazz please." -> query "jazz"; "maybe lo-fi" -> query "lo-fi"
-    words = set(_WORD.findall(request.lower()))
-    enums = {str(arguments[k]).lower() for k, sch in _properties(tool).items()
+    words = set(WORD.findall(request.lower()))
+    enums = {str(arguments[k]).lower() for k, sch in properties(tool).items()
              if enum_of(sch) and isinstance(arguments.get(k), str)}
     # "Crank it up a bit." -> change "up"; not "Cool it down to 19." -> set_volume: "cool" names the thermostat
     others = any(said & target_words(t) for t in tools if t.name != tool.name)
@@ -254,7 +171,7 @@ _BACK = frozenset({"it", "them", "those", "again", "same", "too", "also", "inste
 
 def points_back(request: str) -> bool:
     """Does the request refer to an earlier one ("Now turn it off again.")?"""
-    return bool(_BACK & set(_WORD.findall(request.lower())))
+    return bool(_BACK & set(WORD.findall(request.lower())))
 
 
 def previous_request(ctx: TurnContext) -> str:

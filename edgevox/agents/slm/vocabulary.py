@@ -1,0 +1,117 @@
+"""What a registry's tools are for, as words: the vocabulary grounding compares a request with.
+
+Everything here is read from the registry (a tool's name, the first sentence of its
+description, its parameter names, enum values and ``@tool(examples=)`` requests) or is
+generic knowledge written here (words that name no device, household devices, verbs any
+device takes, verbs that change something). Nothing comes from an evaluation's
+utterances. Words are compared by a crude stem (lights/light, heating/heat).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from edgevox.agents.demonstrations import first_sentence
+
+WORD = re.compile(r"[a-z]+")
+#: words that say nothing about *which* device or service is meant
+GENERIC = frozenset("""
+a an the to of in on off for and or but with at by from into out up down over it its this that
+these those there here is are was be been am do does did can could would will should may might
+i me my we our you your he she they them please pls thanks thank just now then so some any all
+every what which who how when where why yes no not turn set make get put switch give let tell
+want need like know see go going have has had one two three four five six seven eight nine ten
+bit little more less very really much many again also too
+""".split())
+
+#: Household devices and appliances, singular and plural (generic knowledge, written here).
+#: Those no tool's vocabulary mentions are the devices a request may name that no tool serves.
+DEVICES = frozenset("""
+fan fans blind blinds shade shades curtain curtains shutter shutters awning awnings drape drapes
+door doors gate gates window windows lock locks vacuum vacuums hoover roomba robot mower mowers
+lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven ovens stove
+cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
+cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
+printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
+""".split())
+#: verbs many devices take: they do not say which device is meant
+ACTIONS = frozenset("""
+start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease
+clear change
+""".split())
+#: what only doors, windows, blinds and locks do
+OPENERS = frozenset({"open", "opens", "close", "closes", "shut", "lock", "unlock"})
+
+#: A tool that changes something (it cannot answer a question about a state): its name or
+#: its description starts with one of these verbs. Tools that compute, look up or tell
+#: ("calculate_area", "get_weather") may answer questions.
+CHANGERS = frozenset("""
+set sets start starts stop stops cancel cancels add adds remove removes delete deletes play plays pause turn
+turns switch switches control controls open opens close closes lock locks unlock unlocks send sends create
+creates update updates book books order orders buy buys move moves enable disable activate deactivate
+dim brighten increase decrease change changes mute unmute skip arm disarm record schedule
+""".split())
+
+
+def stem(word: str) -> str:
+    """A crude stem, enough to match lights/light and heating/heat."""
+    for suffix in ("ing", "es", "ed", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_words(text: str) -> set[str]:
+    """The stems of the words of ``text`` that can say which device or service is meant."""
+    return {stem(w) for w in WORD.findall(text.lower()) if len(w) > 2 and w not in GENERIC}
+
+
+def properties(tool: Any) -> dict[str, Any]:
+    return dict((tool.parameters or {}).get("properties") or {})
+
+
+def enum_of(schema: Any) -> list[Any]:
+    """The allowed values of a parameter: its ``enum``, or those of its ``anyOf``/``oneOf``
+    members (an optional ``Literal`` is ``anyOf: [{enum}, {null}]``)."""
+    if not isinstance(schema, Mapping):
+        return []
+    if schema.get("enum"):
+        return list(schema["enum"])
+    return [v for part in (schema.get("anyOf") or schema.get("oneOf") or []) for v in enum_of(part)]
+
+
+def _enums(tool: Any) -> tuple[set[str], set[str]]:
+    """(names of enum parameters, their values) as content words."""
+    names, values = set(), set()
+    for key, schema in properties(tool).items():
+        if enum_of(schema):
+            names |= content_words(key.replace("_", " "))
+            values |= content_words(" ".join(str(v) for v in enum_of(schema)))
+    return names, values
+
+
+def tool_words(tool: Any) -> set[str]:
+    """What a tool is for, as content-word stems (see the module docstring)."""
+    parts = [tool.name.replace("_", " ").replace(".", " "), first_sentence(tool.description or "")]
+    parts.extend(key.replace("_", " ") for key in properties(tool))
+    parts.extend(request for request, _ in getattr(tool, "examples", None) or [])
+    return content_words(" ".join(parts)) | _enums(tool)[1]
+
+
+def target_words(tool: Any) -> set[str]:
+    """The thing a tool acts on: its name and the first sentence of its description, less
+    the names and values of enum parameters (``set_light`` -> light, brightness; not room,
+    kitchen: a fan in the kitchen is not a light) and verbs any device may take ("stop the
+    lawnmower" is not about a timer)."""
+    names, values = _enums(tool)
+    said = content_words(tool.name.replace("_", " ").replace(".", " ") + " " + first_sentence(tool.description or ""))
+    return said - names - values - {stem(w) for w in ACTIONS} - {"room"}
+
+
+def changes_things(tool: Any) -> bool:
+    """Does the tool change something (so a question about a state is not for it)?"""
+    head = re.split(r"[_.\s]", tool.name.lower(), maxsplit=1)[0]
+    words = WORD.findall((tool.description or "").lower())
+    return head in CHANGERS or (bool(words) and words[0] in CHANGERS)
