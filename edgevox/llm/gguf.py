@@ -6,13 +6,13 @@ gives the chat template and architecture for preset detection.
 Format facts from the GGUF specification (ggml docs/gguf.md).
 
 Measured against the ggml project's ``gguf`` package (``GGUFReader``) side by side
-(``benchmarks/bench_libraries.py``, the 491 MB Qwen2.5-Coder GGUF): the same values for
-every metadata key, read about 25x faster (``GGUFReader`` maps and indexes every tensor),
-no import cost, and a truncated file is named as such where ``GGUFReader`` fails with a
-numpy dtype error; the package would add 5.7 MB with pyyaml, requests and tqdm. So ours stays.
-The file is memory-mapped and the vocabulary (151k token strings and as many merges for
-Qwen2.5) is stepped over without decoding: 201 ms -> 34 ms per header read on the 2-core
-build machine (same values, both GGUFs of the test registry).
+(``benchmarks/bench_libraries.py --quick``, the 491 MB Qwen2.5-Coder GGUF, load 4-5 on two
+cores): the same values for every metadata key, 33 ms against 5.0 s (``GGUFReader`` maps and
+indexes every tensor), no import cost, and a truncated file is named as such where
+``GGUFReader`` fails with a numpy dtype error; the package would add 5.7 MB with pyyaml,
+requests and tqdm. So ours stays. The file is memory-mapped and the vocabulary (151k token
+strings and as many merges for Qwen2.5) is stepped over without decoding: that took the
+read from 201 ms to 34 ms (same values, both GGUFs of the test registry).
 """
 
 from __future__ import annotations
