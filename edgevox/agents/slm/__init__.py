@@ -13,7 +13,8 @@ unknown_tool       after_llm     a call to a tool that does not exist -> list th
 grounding          before_tool   a call that shares no word with the request (a blind
                                  request -> the light tool) -> blocked, answer in words
 unit_args          before_tool   numbers under the wrong unit ("2 hours and 15 minutes" ->
-                                 seconds=15) -> moved to the unit the request said
+                                 seconds=15) -> moved to the unit the request said;
+                                 amounts in words ("half an hour", "max") -> set
 echo_guard         after_llm     a reply that is a JSON dump of a result or an error
 arg_shape          after_tool    schema validation errors -> one retry with a schema hint
 speakable          after_llm     markup, reasoning, code fences in the spoken reply

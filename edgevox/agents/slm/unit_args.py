@@ -7,7 +7,8 @@ unit wrong. When a tool has numeric parameters named after units (``minutes``, `
 ``seconds``: read from its schema), the request says each number next to its unit ("2
 hours", "twenty minutes", "an hour", "20 min"), and the call holds *the same numbers*
 under other units, the numbers are moved where the request put them. Anything else (a
-number the request does not say, a unit the tool does not have) is left alone.
+number the request does not say, a unit the tool does not have) is left alone. The same
+hook sets amounts the request says in words ("half an hour", "max volume": ``amounts``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.amounts import fix_duration, fix_extreme
 
 _SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -99,7 +101,8 @@ def move_units(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
 
 
 class UnitArgs(Hook):
-    """Moves numbers to the unit the request said (see the module docstring)."""
+    """Moves numbers to the unit the request said and sets amounts said in words (see the
+    module docstrings of ``unit_args`` and ``amounts``)."""
 
     name = "unit_args"
     priority = 15  # after grounding (a call not about the request is not repaired), before placeholders
@@ -109,6 +112,10 @@ class UnitArgs(Hook):
         if tool is None or not isinstance(call.arguments, dict):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
-        if fixed is None:
+        arguments = fixed or call.arguments
+        for fix in (fix_duration, fix_extreme):
+            arguments = fix(ctx.text, tool, arguments) or arguments
+        if arguments is call.arguments:
             return None
-        return HookResult.replace(dataclasses.replace(call, arguments=fixed), reason="numbers under the units said")
+        reason = "numbers under the units said" if fixed is arguments else "amounts said in words"
+        return HookResult.replace(dataclasses.replace(call, arguments=arguments), reason=reason)

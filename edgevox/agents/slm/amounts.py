@@ -1,0 +1,137 @@
+"""Amount words: "a quarter of an hour", "an hour and a half", "max", "full", "lowest".
+
+Measured on the home evaluation's dev split with Qwen2.5-Coder-0.5B: "a quarter of an
+hour" became ``minutes=30``, "Max volume." ``set_volume(change="up")`` with no level, "on
+full" a light with no brightness. The model has the right tool and a wrong (or no)
+number, because the request says its amount in words. Two kinds of words, both language
+facts, read against the tool's schema (never an evaluation's phrasings):
+
+* **Fractions of a time unit** ("half an hour", "three quarters of an hour", "an hour and
+  a quarter", "one and a half minutes"): when a tool has numeric parameters named after
+  time units (``hours``, ``minutes``, ``seconds``) and the request says exactly one such
+  amount, the call's total is set to it, spread over the units it has, largest first.
+* **The ends of a range** ("max", "full", "highest" / "min", "lowest"): when exactly one
+  of the tool's numeric parameters has a range -- the schema's ``minimum``/``maximum``, or
+  "A to B" in its description ("Volume in percent, 0 to 100.") -- and the request says no
+  number, that parameter is set to the end it names.
+
+Either way the call is changed only when its number differs from the request's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+#: seconds in a time unit (a parameter's name, singular)
+SECONDS = {"hour": 3600, "minute": 60, "second": 1}
+_FRACTION = {"half": 0.5, "quarter": 0.25, "quarters": 0.25}
+_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_UNIT = r"(hour|minute|second)s?"
+_AMOUNTS = [  # (pattern, how to read its groups)
+    # "two hours and a half", "an hour and a quarter"
+    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+and\s+an?\s+(half|quarter)\b"), lambda g: (g[0], g[2], g[1])),
+    # "one and a half hours"
+    (re.compile(rf"\b{_NUM}\s+and\s+an?\s+(half|quarter)\s+{_UNIT}\b"), lambda g: (g[0], g[1], g[2])),
+    # "half an hour", "a quarter of an hour", "three quarters of an hour", "half hour"
+    (re.compile(rf"\b(?:(a|one|three)\s+)?(half|quarters?)\s+(?:of\s+)?(?:an?\s+)?{_UNIT}\b"),
+     lambda g: ("0", g[1], g[2], g[0])),
+]
+_TOP = frozenset({"max", "maximum", "full", "highest", "loudest", "brightest"})
+_BOTTOM = frozenset({"min", "minimum", "lowest", "quietest", "dimmest"})
+_RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(-?\d+(?:\.\d+)?)")
+
+
+def _time_params(tool: Any) -> dict[str, int]:
+    """{parameter: seconds per unit} for the tool's numeric parameters named after a time unit."""
+    props = (tool.parameters or {}).get("properties") or {}
+    return {k: SECONDS[k.lower().rstrip("s")] for k, s in props.items()
+            if k.lower().rstrip("s") in SECONDS and _numeric(s)}
+
+
+def _numeric(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    types = schema.get("type")
+    types = types if isinstance(types, list) else [types]
+    return bool({"integer", "number"} & set(types)) or any(_numeric(s) for s in schema.get("anyOf") or ())
+
+
+def said_seconds(request: str) -> float | None:
+    """The one time amount with a fraction the request says, in seconds ("a quarter of an
+    hour" -> 900, "an hour and a half" -> 5400), or None (none, or more than one)."""
+    text = request.lower().replace("-", " ")
+    found = []
+    for pattern, read in _AMOUNTS:
+        for m in pattern.finditer(text):
+            whole, fraction, unit, *times = read(m.groups())
+            count = _SMALL.get(times[0], 1) if times and times[0] else 1
+            value = (int(whole) if whole.isdigit() else _SMALL[whole]) + count * _FRACTION[fraction]
+            found.append((m.span(), value * SECONDS[unit]))
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)  # an amount is read once
+    if len(found) != 1 or re.search(rf"\b{_NUM}\s+{_UNIT}\b|\d", text):
+        return None  # another amount besides it: not ours to add up
+    return found[0][1]
+
+
+def spread(total: float, units: Mapping[str, int]) -> dict[str, int] | None:
+    """``total`` seconds over the unit parameters, largest first (None if it does not fit
+    in whole units)."""
+    out, left = {}, round(total)
+    for key, size in sorted(units.items(), key=lambda kv: -kv[1]):
+        out[key], left = divmod(left, size)
+    return out if left == 0 else None
+
+
+def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with the duration the request says in words, or None when they hold it
+    already (or the request says none we read)."""
+    units = _time_params(tool)
+    total = said_seconds(request) if units else None
+    if total is None:
+        return None
+    held = sum(float(v) * units[k] for k, v in arguments.items()
+               if k in units and isinstance(v, (int, float)) and not isinstance(v, bool))
+    new = spread(total, units)
+    if new is None or held == total:
+        return None
+    return {**{k: v for k, v in arguments.items() if k not in units},
+            **{k: v for k, v in new.items() if v or k in arguments}}
+
+
+def value_range(schema: Any) -> tuple[float, float] | None:
+    """(lowest, highest) a numeric parameter allows: its schema's ``minimum``/``maximum``,
+    else "A to B" in its description."""
+    if not _numeric(schema):
+        return None
+    parts = [schema, *(s for s in schema.get("anyOf") or () if isinstance(s, Mapping))]
+    lo = next((p["minimum"] for p in parts if "minimum" in p), None)
+    hi = next((p["maximum"] for p in parts if "maximum" in p), None)
+    if lo is None or hi is None:
+        m = _RANGE.search(str(schema.get("description") or ""))
+        if m is None:
+            return None
+        lo, hi = (float(m.group(1)) if lo is None else lo), (float(m.group(2)) if hi is None else hi)
+    return (lo, hi) if lo < hi else None
+
+
+def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with the one ranged parameter at the end the request names ("max",
+    "lowest"), or None."""
+    words = set(re.findall(r"[a-z]+", request.lower()))
+    end = 1 if words & _TOP else 0 if words & _BOTTOM else None
+    if end is None or bool(words & _TOP) == bool(words & _BOTTOM) or re.search(r"\d", request):
+        return None
+    props = (tool.parameters or {}).get("properties") or {}
+    ranged = {k: r for k, s in props.items() if (r := value_range(s)) is not None}
+    if len(ranged) != 1:
+        return None
+    (key, bounds), = ranged.items()
+    value = bounds[end]
+    value = int(value) if float(value).is_integer() else value
+    if arguments.get(key) == value:
+        return None
+    return {**arguments, key: value}
