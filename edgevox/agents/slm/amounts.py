@@ -41,7 +41,7 @@ _AMOUNTS = [  # (pattern, how to read its groups)
      lambda g: ("0", g[1], g[2], g[0])),
 ]
 _TOP = frozenset({"max", "maximum", "full", "highest", "loudest", "brightest"})
-_BOTTOM = frozenset({"min", "minimum", "lowest", "quietest", "dimmest"})
+_BOTTOM = frozenset({"minimum", "lowest", "quietest", "dimmest"})
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(-?\d+(?:\.\d+)?)")
 
 
