@@ -8,7 +8,8 @@ unit wrong. When a tool has numeric parameters named after units (``minutes``, `
 hours", "twenty minutes", "an hour", "20 min"), and the call holds *the same numbers*
 under other units, the numbers are moved where the request put them. Anything else (a
 number the request does not say, a unit the tool does not have) is left alone. The same
-hook sets amounts the request says in words ("half an hour", "max volume": ``amounts``).
+hook sets amounts the request says in words ("half an hour", "max volume": ``amounts``)
+and a name it gives ("a pasta timer": ``labels``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import fix_duration, fix_extreme
+from edgevox.agents.slm.labels import fix_label
 
 _SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
           "sixteen seventeen eighteen nineteen").split()
@@ -113,9 +115,9 @@ class UnitArgs(Hook):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
         arguments = fixed or call.arguments
-        for fix in (fix_duration, fix_extreme):
+        for fix in (fix_duration, fix_extreme, fix_label):
             arguments = fix(ctx.text, tool, arguments) or arguments
         if arguments is call.arguments:
             return None
-        reason = "numbers under the units said" if fixed is arguments else "amounts said in words"
+        reason = "numbers under the units said" if fixed is arguments else "amounts or names said in words"
         return HookResult.replace(dataclasses.replace(call, arguments=arguments), reason=reason)

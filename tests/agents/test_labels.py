@@ -1,0 +1,44 @@
+"""Names said in the request ("a pasta timer", "for the tea"): pure logic on the home
+timer's schema, and one turn of the real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgevox.agents.slm.labels import fix_label, said_name
+from edgevox.examples.home import Home
+
+TOOLS = {t.name: t for t in Home().tools()}
+TIMER = TOOLS["start_timer"]
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Start a 12 minute pasta timer.", "pasta"),
+    ("Egg timer, 7 minutes.", "egg"),
+    ("Count down 8 minutes for the tea.", "tea"),
+    ("Set a 45 minute timer for my bread.", "bread"),
+    ("Start a quick 2 minute timer.", None),  # describes, does not name
+    ("A timer for one hour and twenty minutes please.", None),  # a number before a unit
+    ("Ten minute timer.", None),
+    ("A new timer for 3 minutes.", None),
+])
+def test_the_name_a_request_gives(text, name):
+    assert said_name(text, TIMER) == name
+
+
+def test_only_a_default_or_missing_name_is_replaced():
+    assert fix_label("Start a 12 minute pasta timer.", TIMER, {"minutes": 12, "label": "timer"}) == {
+        "minutes": 12, "label": "pasta"}
+    assert fix_label("Start a 12 minute pasta timer.", TIMER, {"minutes": 12}) == {"minutes": 12, "label": "pasta"}
+    assert fix_label("Start a 12 minute pasta timer.", TIMER, {"minutes": 12, "label": "spaghetti"}) is None
+    assert fix_label("Set a timer for 10 minutes.", TIMER, {"minutes": 10, "label": "timer"}) is None
+    assert fix_label("Cancel the pasta timer.", TOOLS["cancel_timer"], {}) is None  # an optional label: which timer
+
+
+@pytest.mark.model
+def test_on_the_real_model(qwen_backend):
+    from edgevox.examples.home import home_agent
+
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    r = agent.run("Set a 3 minute timer for the rice.")
+    assert [(t["label"], t["seconds"]) for t in home.timers] == [("rice", 180)], (r.calls, r.reply)
