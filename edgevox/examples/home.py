@@ -56,7 +56,7 @@ EXAMPLES: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "media_control": [("Skip this song.", {"action": "next"})],
     "play_music": [("Put on some classical music.", {"query": "classical"})],
     "set_volume": [("Louder, please.", {"change": "up"}), ("Volume to 30.", {"level": 30}),
-                   ("Quieter.", {"change": "down"})],
+                   ("Quieter.", {"change": "down"}), ("Turn the music down a little.", {"change": "down"})],
     "add_to_shopping_list": [("Put eggs on my shopping list.", {"item": "eggs"})],
     "remove_from_shopping_list": [("Take bread off the shopping list.", {"item": "bread"})],
     "get_weather": [("Will it rain today?", {}), ("Is it sunny out? Do I need a coat?", {}),

@@ -52,6 +52,7 @@ ALL = list(TOOLS.values())
     ("Same for the hallway.", "set_light", {"room": "hallway", "on": True}, None),
     ("Pause.", "media_control", {"action": "pause"}, None),  # an enum value
     ("It's freezing, bump the heating up.", "set_thermostat", {"temperature": 23}, None),  # stems
+    ("Turn the music up to the max.", "set_volume", {"change": "up"}, None),  # said in set_volume's examples
     ("Quieter.", "set_volume", {"change": "down"}, None),  # a third example: words only, not shown
     ("Shopping list: coffee.", "add_to_shopping_list", {"item": "coffee"}, None),
     ("Something relaxing, maybe lo-fi.", "play_music", {"query": "lo-fi"}, None),  # the argument, verbatim
