@@ -12,8 +12,11 @@ from edgevox.tools import tool
 pytestmark = pytest.mark.model
 
 
-def home_tools(state: dict):
-    @tool(examples={"Kitchen lights on, please.": {"room": "kitchen", "on": True}})
+LIGHT_EXAMPLES = {"Kitchen lights on, please.": {"room": "kitchen", "on": True}}
+
+
+def home_tools(state: dict, light_examples: dict = LIGHT_EXAMPLES):
+    @tool(examples=light_examples)
     def set_light(room: str, on: bool) -> str:
         """Switch the light of a room on or off.
 
@@ -109,20 +112,8 @@ def test_two_actions_in_one_request_become_a_list_of_calls(qwen_backend):
     # with a list) teach the envelope's list form; shown one call per request only, the
     # model wrote one call object and the second action was lost
     state: dict = {}
-
-    @tool(examples={"Kitchen lights on, please.": {"room": "kitchen", "on": True},
-                    "Lights off in the hall.": {"room": "hall", "on": False}})
-    def set_light(room: str, on: bool) -> str:
-        """Switch the light of a room on or off.
-
-        Args:
-            room: Which room.
-            on: True for on, False for off.
-        """
-        state[room] = on
-        return f"{room} light {'on' if on else 'off'}"
-
-    ag = LLMAgent(tools=[set_light, *home_tools(state)[1:]], model=qwen_backend.with_preset("qwen25+envelope"),
+    two = {**LIGHT_EXAMPLES, "Lights off in the hall.": {"room": "hall", "on": False}}
+    ag = LLMAgent(tools=home_tools(state, two), model=qwen_backend.with_preset("qwen25+envelope"),
                   temperature=0.0, seed=0, max_tokens=64, constrain_auto=True, demonstrations=True)
     assert any(d.also for d in ag.demonstrations)
     r = ag.run("Turn on the lights in the bedroom and the office.")
