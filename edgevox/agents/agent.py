@@ -722,7 +722,8 @@ class _RunningTurn:
         msgs, prompt = self._render_fitting(request, tools)
         think = (a.preset.think,) if a.preset.think else DEFAULT_THINK_TAGS
         parser = StreamingParser(a.preset.detectors, tools=tools or None, think_tags=think)
-        filters = [f for f in (h.stream_filter(self.ctx) for h in a.hooks.hooks) if f is not None]
+        ordered = sorted(a.hooks.hooks, key=lambda h: not getattr(h, "stream_first", False))  # stable
+        filters = [f for f in (h.stream_filter(self.ctx) for h in ordered) if f is not None]
         early = self._early_ok and bool(tools) and request.strategy != "none"
         self._drop_early()
         self._hop_spoken = ""

@@ -93,6 +93,10 @@ class Hook:
         """Run this hook's method for ``point``."""
         return getattr(self, point)(ctx, payload)
 
+    #: its stream filter runs before the other hooks' (whatever their priority): a filter
+    #: that removes markup goes first, so the others judge only what may be spoken
+    stream_first: bool = False
+
     def stream_filter(self, ctx: TurnContext) -> StreamFilter | None:
         """Optional incremental filter for streamed reply text (see ``StreamFilter``)."""
         return None

@@ -30,6 +30,10 @@ _TAG = re.compile(r"</?([A-Za-z][\w:-]*)(\s[^<>]*)?/?>")
 _DROP_REST = tuple(o for o in call_openers()
                    if not ((m := _TAG.fullmatch(o)) and m.group(1) in _SKIP_TAGS))
 _SPECIAL = re.compile(r"<\|[^<>|]{1,40}\|>|<[^<>\s]{1,40}\|>")
+#: a chat template's role names: right after a special token they are its header
+#: (``<|im_start|>system``), not words of the reply
+ROLES = ("system", "user", "assistant", "tool", "ipython", "developer")
+_ROLE = re.compile(r"[ \t]*(" + "|".join(ROLES) + r")\b")
 #: Mistral's control tokens (``[INST]``, ``[/INST]``, …): never words
 _BRACKET_TOKENS = tuple(f"[{s}{t}]" for t in mistral.CONTROL for s in ("", "/"))
 _MAX_TAG = 64
@@ -202,7 +206,14 @@ class MarkupFilter:
     def _angle(self, b: str, i: int, rest: str, final: bool) -> tuple[int, str] | None:
         m = _SPECIAL.match(b, i)
         if m:
-            return m.end(), " "
+            j = m.end()
+            role = _ROLE.match(b, j)
+            if role and (final or role.end() < len(b)):
+                return role.end(), " "
+            tail = b[j:].lstrip(" \t")
+            if not final and (role or any(r.startswith(tail) for r in ROLES)):
+                return None  # a role name may still be arriving (or go on: "systematic")
+            return j, " "
         m = _TAG.match(b, i)
         if m:
             name = m.group(1).lower()

@@ -46,3 +46,21 @@ def test_any_model_output_ends_with_words_and_a_consistent_session(outputs, max_
     assert msgs[0] == {"role": "user", "content": "go"} and msgs[-1]["role"] == "assistant"
     assert msgs[-1]["content"] == r.reply and not msgs[-1].get("tool_calls")
     assert_consistent(msgs)
+
+
+def test_a_chat_header_before_a_json_error_is_never_said():
+    """Found by the fuzz above: ``<|im_start|>system {"error": ...}`` passed the echo guard's
+    JSON hold (it judged the raw ``<``) and the error object was spoken. The markup filter
+    now runs first and takes the role with its header, so the hold sees the ``{``."""
+    out = '<|im_start|>system {"error": "boom", "error_type": "exception"}'
+    for stream in (False, True):
+        ag = LLMAgent("f", "", "x", tools=[get_time], model=ScriptedBackend([out] * 3), max_hops=1,
+                      hooks=default_slm_hooks(), tool_timeout=1.0)
+        if stream:
+            s = ag.run_stream("go")
+            spoken = "".join(i for i in s if isinstance(i, str))
+            r = s.result
+            assert "error_type" not in spoken and "system" not in spoken
+        else:
+            r = ag.run("go")
+        assert "error_type" not in r.reply and "system" not in r.reply and r.reply.strip()

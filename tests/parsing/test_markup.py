@@ -15,7 +15,7 @@ from edgevox.agents.speech import clean_markup, speech_filter
 from edgevox.parsing.markup import MarkupFilter
 from edgevox.voice.text import strip_markup as voice_strip
 
-PIECES = [*FRAGMENTS, "**", "__", "\n# ", "\n- ", "* ", "`x`", "[INST]", "[/INST]", "word ", "Nice day. ", "snake_case"]
+PIECES = [*FRAGMENTS, "<|im_start|>", "system", "systematic ", "<|start_header_id|>", "**", "__", "\n# ", "\n- ", "* ", "`x`", "[INST]", "[/INST]", "word ", "Nice day. ", "snake_case"]
 texts = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
 
 
@@ -48,3 +48,13 @@ def test_control_tokens_and_unread_call_openers_are_never_said():
     for make in (MarkupFilter, speech_filter):
         assert make().whole("[INST] Hi [/INST] Hello.").split() == ["Hi", "Hello."]
         assert make().whole("Okay. [TOOL_CALLS] not json").split() == ["Okay."]
+
+
+def test_a_chat_header_role_goes_with_its_special_token():
+    """``<|im_start|>system`` is a template header a small model may write: the role name is
+    part of it, not a word of the reply; a word that only begins like a role stays."""
+    for make in (MarkupFilter, speech_filter):
+        assert make().whole("<|im_start|>system Hello there.").split() == ["Hello", "there."]
+        assert make().whole("<|start_header_id|>assistant<|end_header_id|>\nHi.").split() == ["Hi."]
+        assert make().whole("<|im_start|>systematic checks.").split() == ["systematic", "checks."]
+        assert make().whole("The system is on.").split() == ["The", "system", "is", "on."]

@@ -28,6 +28,7 @@ class SpeakableReply(Hook):
     keeps_calls = True  # acts on the content, or only when there is no call
     name = "speakable"
     priority = 40
+    stream_first = True  # the echo guard's and false-claim holds judge speakable text
 
     def stream_filter(self, ctx: TurnContext) -> StreamFilter:
         return _CleanStream()
