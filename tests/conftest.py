@@ -20,6 +20,20 @@ def _under_ci() -> bool:
                for v in ("EDGEVOX_CI", "CI"))
 
 
+def _hypothesis_profile() -> None:
+    """Property tests explore fresh random examples on a developer's run, where a new failure
+    is found and fixed; under CI they draw the same examples every run (derandomized, no
+    example database), so a submission's verdict never depends on the draw."""
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, database=None)
+    if _under_ci():
+        settings.load_profile("ci")
+
+
+_hypothesis_profile()
+
+
 def _skip_reason(longrepr: object) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # (path, line, "Skipped: why")
         return f"{longrepr[2]} ({longrepr[0]}:{longrepr[1]})"
