@@ -56,6 +56,8 @@ def test_the_ends_of_a_range():
         "room": "office", "on": True, "brightness": 100}
     assert fix_extreme("Kitchen light at its lowest.", TOOLS["set_light"], {"room": "kitchen", "on": True}) == {
         "room": "kitchen", "on": True, "brightness": 1}
+    assert fix_extreme("Volume all the way down.", TOOLS["set_volume"], {"change": "down"}) == {
+        "change": "down", "level": 0}
     assert fix_extreme("Max volume.", TOOLS["set_volume"], {"level": 100}) is None  # right already
     assert fix_extreme("Volume to 90, the max.", TOOLS["set_volume"], {"level": 90}) is None  # a number said
     assert fix_extreme("Heat to the max.", TOOLS["set_thermostat"], {"temperature": 30}) is None  # no range

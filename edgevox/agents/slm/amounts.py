@@ -10,7 +10,7 @@ facts, read against the tool's schema (never an evaluation's phrasings):
   a quarter", "one and a half minutes"): when a tool has numeric parameters named after
   time units (``hours``, ``minutes``, ``seconds``) and the request says exactly one such
   amount, the call's total is set to it, spread over the units it has, largest first.
-* **The ends of a range** ("max", "full", "highest" / "min", "lowest"): when exactly one
+* **The ends of a range** ("max", "full", "all the way up" / "lowest", "all the way down"): when exactly one
   of the tool's numeric parameters has a range -- the schema's ``minimum``/``maximum``, or
   "A to B" in its description ("Volume in percent, 0 to 100.") -- and the request says no
   number, that parameter is set to the end it names.
@@ -40,8 +40,8 @@ _AMOUNTS = [  # (pattern, how to read its groups)
     (re.compile(rf"\b(?:(a|one|three)\s+)?(half|quarters?)\s+(?:of\s+)?(?:an?\s+)?{_UNIT}\b"),
      lambda g: ("0", g[1], g[2], g[0])),
 ]
-_TOP = frozenset({"max", "maximum", "full", "highest", "loudest", "brightest"})
-_BOTTOM = frozenset({"minimum", "lowest", "quietest", "dimmest"})
+_TOP = frozenset({"max", "maximum", "full", "highest", "loudest", "brightest", "way up"})
+_BOTTOM = frozenset({"minimum", "lowest", "quietest", "dimmest", "way down"})
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(-?\d+(?:\.\d+)?)")
 
 
@@ -121,7 +121,8 @@ def value_range(schema: Any) -> tuple[float, float] | None:
 def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the one ranged parameter at the end the request names ("max",
     "lowest"), or None."""
-    words = set(re.findall(r"[a-z]+", request.lower()))
+    low = request.lower()
+    words = set(re.findall(r"[a-z]+", low)) | {f"way {m}" for m in re.findall(r"\ball the way (up|down)\b", low)}
     end = 1 if words & _TOP else 0 if words & _BOTTOM else None
     if end is None or bool(words & _TOP) == bool(words & _BOTTOM) or re.search(r"\d", request):
         return None
