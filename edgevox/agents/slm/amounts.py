@@ -24,12 +24,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from edgevox.agents.slm.vocabulary import properties
+
 #: seconds in a time unit (a parameter's name, singular)
 SECONDS = {"hour": 3600, "minute": 60, "second": 1}
 _FRACTION = {"half": 0.5, "quarter": 0.25, "quarters": 0.25}
-_SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+#: number words, each at its value's index (``unit_args`` reads the whole table)
+NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+                "sixteen seventeen eighteen nineteen").split()
+_SMALL = {"a": 1, "an": 1, **{w: n for n, w in enumerate(NUMBER_WORDS) if 1 <= n <= 12}}
+_NUM = r"(\d+|" + "|".join(_SMALL) + ")"
 _UNIT = r"(hour|minute|second)s?"
 _AMOUNTS = [  # (pattern, how to read its groups)
     # "two hours and a half", "an hour and a quarter"
@@ -47,17 +51,23 @@ _RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(-?\d+(?:\.\d+)?)")
 
 def _time_params(tool: Any) -> dict[str, int]:
     """{parameter: seconds per unit} for the tool's numeric parameters named after a time unit."""
-    props = (tool.parameters or {}).get("properties") or {}
+    props = properties(tool)
     return {k: SECONDS[k.lower().rstrip("s")] for k, s in props.items()
             if k.lower().rstrip("s") in SECONDS and _numeric(s)}
 
 
-def _numeric(schema: Any) -> bool:
+def declares_number(schema: Any) -> bool:
+    """Does the schema's own ``type`` (a name or a list of names) say integer or number?"""
     if not isinstance(schema, Mapping):
         return False
     types = schema.get("type")
-    types = types if isinstance(types, list) else [types]
-    return bool({"integer", "number"} & set(types)) or any(_numeric(s) for s in schema.get("anyOf") or ())
+    return bool({"integer", "number"} & set(types if isinstance(types, list) else [types]))
+
+
+def _numeric(schema: Any) -> bool:
+    """A number, itself or as one of its ``anyOf`` members (an optional number)."""
+    return declares_number(schema) or (isinstance(schema, Mapping)
+                                       and any(_numeric(s) for s in schema.get("anyOf") or ()))
 
 
 def said_seconds(request: str) -> float | None:
@@ -126,7 +136,7 @@ def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     end = 1 if words & _TOP else 0 if words & _BOTTOM else None
     if end is None or bool(words & _TOP) == bool(words & _BOTTOM) or re.search(r"\d", request):
         return None
-    props = (tool.parameters or {}).get("properties") or {}
+    props = properties(tool)
     ranged = {k: r for k, s in props.items() if (r := value_range(s)) is not None}
     if len(ranged) != 1:
         return None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.slm.amounts import SECONDS
-from edgevox.agents.slm.vocabulary import GENERIC, stem, target_words
+from edgevox.agents.slm.vocabulary import GENERIC, properties, stem, target_words
 
 _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
@@ -26,8 +26,7 @@ _FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)\s*[.!?]*\s*$")
 
 
 def _name_param(tool: Any) -> tuple[str, Any] | None:
-    props = (tool.parameters or {}).get("properties") or {}
-    for key, schema in props.items():
+    for key, schema in properties(tool).items():
         if not isinstance(schema, Mapping) or schema.get("type") != "string" or schema.get("enum"):
             continue
         if key.lower() in _NAMES or str(schema.get("description") or "").lower().startswith("a name"):

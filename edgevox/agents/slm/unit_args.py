@@ -21,11 +21,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import fix_duration, fix_extreme
+from edgevox.agents.slm.amounts import NUMBER_WORDS as _SMALL
+from edgevox.agents.slm.amounts import declares_number, fix_duration, fix_extreme
 from edgevox.agents.slm.labels import fix_label
+from edgevox.agents.slm.vocabulary import properties
 
-_SMALL = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-          "sixteen seventeen eighteen nineteen").split()
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
@@ -51,10 +51,8 @@ def _number(words: list[str], i: int) -> tuple[float, int] | None:
 def _unit_params(tool: Any) -> dict[str, str]:
     """Numeric parameters named after a unit: {parameter: the stem a request says}."""
     out = {}
-    for key, schema in ((tool.parameters or {}).get("properties") or {}).items():
-        types = schema.get("type") if isinstance(schema, Mapping) else None
-        types = types if isinstance(types, list) else [types]
-        if key.isalpha() and len(key) > 3 and {"integer", "number"} & set(types):
+    for key, schema in properties(tool).items():
+        if key.isalpha() and len(key) > 3 and declares_number(schema):
             out[key] = key.lower().rstrip("s")
     return out
 
