@@ -305,11 +305,9 @@ class LLMAgent:
         with self._active_lock:
             if self._active:
                 return 0
-        with self.session.lock:
-            history = [dict(m) for m in self.session.messages]
         strategy = self.strategy_for(0, self.tool_choice)
         tools = self.registry.schemas() if len(self.registry) and strategy != "none" else None
-        msgs = [*self.prompt_prefix(), *history, {"role": "user", "content": text}]
+        msgs = [*self.conversation(self.session), {"role": "user", "content": text}]
         return b.prefill(b.render(msgs, tools))
 
     def prepare_decoding(self) -> list[Any]:
@@ -373,6 +371,14 @@ class LLMAgent:
         system = sess.system if sess.system is not None else self.instructions
         head = [{"role": "system", "content": system}] if system else []
         return head + demonstration_messages(self.demonstrations)
+
+    def conversation(self, session: Session) -> list[dict]:
+        """What a hop shows the model: the static prefix (system message, demonstrations),
+        then a copy of the session's messages. One place, so the prefill of a speculative
+        transcript renders exactly the prompt its turn will."""
+        with session.lock:
+            history = [dict(m) for m in session.messages]
+        return [*self.prompt_prefix(session), *history]
 
     # -- public API -----------------------------------------------------------------
 
@@ -652,10 +658,7 @@ class _RunningTurn:
     # -- generation -----------------------------------------------------------------------
 
     def _messages(self) -> list[dict]:
-        """The static prefix (system message, demonstrations), then the conversation."""
-        with self.session.lock:
-            history = [dict(m) for m in self.session.messages]
-        return [*self.agent.prompt_prefix(self.session), *history]
+        return self.agent.conversation(self.session)
 
     def _messages_for(self, request: LLMRequest) -> list[dict]:
         msgs = request.messages
