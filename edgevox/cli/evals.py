@@ -31,7 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "the model's calling profile)")
     add_agent_options(p)
     p.add_argument("--split", choices=SPLITS, default="dev",
-                   help="dev (for tuning), test (held out: never tune on it) or all (default: dev)")
+                   help="dev (for tuning), test (held out: never tune on it), all (both) or dev2 (the second "
+                        "tuning set, evals/home/tuning.jsonl) (default: dev)")
     p.add_argument("--ids", default=None, help="only these item ids (comma-separated)")
     p.add_argument("--limit", type=int, default=None,
                    help="only the first N items of each split, in a fixed order that mixes every kind")
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         items = [it for it in items if it.id in want]
     items = mixed(items)  # dev first (its numbers are ready early), every kind in any prefix
     if args.limit is not None:
-        items = [it for split in ("dev", "test") for it in [i for i in items if i.split == split][: args.limit]]
+        items = [it for split in dict.fromkeys(i.split for i in items) for it in [i for i in items if i.split == split][: args.limit]]
     if not items:
         raise ValueError("no items selected")
     from edgevox.cli.options import parse_options

@@ -13,6 +13,9 @@ The split is fixed by the text, not by a seed or the file order: an item is in *
 the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), read as a
 number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
 one; tune on dev only, report test as held out.
+
+An item may name its split instead (``"split": "dev2"``): a second tuning set, written to
+catch rules that fit only dev's phrasings. It is never part of dev, test or "all".
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SPLITS = ("dev", "test", "all")
+SPLITS = ("dev", "test", "all", "dev2")
+#: splits an item may name itself (tuning sets outside the hashed dev/test split)
+NAMED_SPLITS = ("dev2",)
 DEV_SHARE = 0.6
 
 
@@ -47,7 +52,8 @@ class Item:
 
     @property
     def split(self) -> str:
-        return split_of(" | ".join(t.say for t in self.turns))
+        named = self.extra.get("split")
+        return named if named in NAMED_SPLITS else split_of(" | ".join(t.say for t in self.turns))
 
 
 def split_of(text: str) -> str:
@@ -101,13 +107,16 @@ def load_items(path: str | Path) -> list[Item]:
                 or not raw["turns"]:
             raise EvalDataError(f"{where}: an item needs an 'id' and a non-empty 'turns' list")
         turns = [_turn(t, where) for t in raw["turns"]]
+        if "split" in raw and raw["split"] not in NAMED_SPLITS:
+            raise EvalDataError(f"{where}: an item may name only the split {', '.join(NAMED_SPLITS)}")
         extra = {k: v for k, v in raw.items() if k not in ("id", "kind", "turns")}
         items.append(Item(raw["id"], str(raw.get("kind", "")), turns, source=path.stem, extra=extra))
     return items
 
 
 def load_set(name: str = "home", split: str = "all", root: str | Path | None = None) -> list[Item]:
-    """All items of one evaluation set (every ``*.jsonl`` in its folder), of one split."""
+    """All items of one evaluation set (every ``*.jsonl`` in its folder), of one split
+    ("all": dev and test, not a named tuning split)."""
     if split not in SPLITS:
         raise EvalDataError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
     folder = Path(root) if root is not None else evals_dir() / name
@@ -119,4 +128,4 @@ def load_set(name: str = "home", split: str = "all", root: str | Path | None = N
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:
         raise EvalDataError(f"duplicate item ids: {', '.join(sorted(dup))}")
-    return [it for it in items if split == "all" or it.split == split]
+    return [it for it in items if it.split == split or (split == "all" and it.split in ("dev", "test"))]

@@ -6,6 +6,8 @@ The claim texts marked QWEN are replies Qwen2.5-Coder-0.5B wrote in the home eva
 
 from __future__ import annotations
 
+from typing import Literal
+
 from agent_fakes import ScriptedBackend, call
 from agent_tools import get_time, get_weather, set_lights
 
@@ -78,6 +80,49 @@ def test_a_claim_is_backed_by_a_successful_call_on_its_topic_in_its_direction():
     dim = [CallRecord("set_light", {"room": "office", "on": True}, result={"brightness": 40})]
     assert not unbacked("The office light is now on at 40%.", dim)  # the amount came back in the result
     assert unbacked("The office light is now set to 60 percent.", dim)
+
+
+@tool
+def set_light(room: Literal["kitchen", "living room", "office", "all"], on: bool, brightness: int | None = None) -> dict:
+    """Switch the light of a room on or off, or dim it.
+
+    Args:
+        room: Which room's light; "all" for every light.
+        on: True to switch on, False to switch off.
+        brightness: Brightness in percent.
+    """
+    return {"room": room, "on": on, "brightness": brightness or 100}
+
+
+def test_a_claim_naming_a_target_no_call_chose_is_false():
+    kitchen = [CallRecord("set_light", {"room": "kitchen", "on": True}, result={"brightness": 100})]
+    tools = [set_light]
+    assert not unbacked("The kitchen light is on.", kitchen, _registry(tools))
+    why = unbacked("The kitchen light is on, and the living room light is dimmed to 100 percent.", kitchen,
+                   _registry(tools))
+    assert why and "living room" in why[0]
+    assert unbacked("I turned on the office light.", kitchen, _registry(tools))
+    assert unbacked("All the lights are on.", kitchen, _registry(tools))  # "all" of the topic is a target
+    assert not unbacked("All set, the kitchen light is on.", kitchen, _registry(tools))  # "all set" is not
+    every = [CallRecord("set_light", {"room": "all", "on": True}, result={})]
+    assert not unbacked("The office light is on.", every, _registry(tools))  # a call for all backs each one
+    # every topic a sentence names needs its own call
+    assert unbacked("The kitchen light is on and the timer is started.", kitchen, _registry(tools))
+
+
+def _registry(tools):
+    from edgevox.tools import ToolRegistry
+
+    return ToolRegistry(list(tools))
+
+
+def test_a_reply_claiming_another_target_after_a_call_is_said_from_the_results():
+    ag, be = _agent([call("set_light", room="kitchen", on=True),
+                     "The kitchen light is on, and I dimmed the living room light to 40 percent.",
+                     "The kitchen light is on and the living room light is at 40 percent."], tools=(set_light,))
+    r = ag.run("Kitchen light on and dim the living room to 40 percent.")
+    assert [c.name for c in r.calls] == ["set_light"] and "living room" not in r.reply
+    assert r.reply.startswith("Done: set light:") and ag.hook_stats["false_claim"] == 2
 
 
 def _agent(script, tools=(get_time, get_weather, set_lights, start_timer), **kw):

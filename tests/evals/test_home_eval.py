@@ -30,6 +30,8 @@ def _specs(expect: Any) -> list[dict]:
 
 def test_the_home_set_is_big_enough_and_every_spec_is_a_call_the_registry_can_make():
     items = load_set("home")
+    tuning = load_set("home", "dev2")  # the second tuning set: never part of dev, test or all
+    assert len(tuning) >= 40 and not {i.id for i in tuning} & {i.id for i in items}
     turns = [t for it in items for t in it.turns]
     assert sum(t.expect is not None for t in turns) >= 250
     assert sum(t.expect is None for t in turns) >= 100
@@ -39,7 +41,7 @@ def test_the_home_set_is_big_enough_and_every_spec_is_a_call_the_registry_can_ma
     assert any(len(it.turns) > 1 for it in items)
     reg = ToolRegistry(Home(now=CLOCK).tools())
     params = {n: set(reg.get(n).parameters["properties"]) for n in reg.names()}
-    for it in items:
+    for it in items + tuning:
         for turn in it.turns:
             for spec in _specs(turn.expect):
                 assert spec["name"] in params, (it.id, spec)
@@ -70,6 +72,9 @@ def test_bad_data_names_the_file_and_line(tmp_path):
         load_items(f)
     with pytest.raises(EvalDataError, match="split"):
         load_set("home", "train")
+    f.write_text('{"id": "a", "split": "test", "turns": [{"say": "hi", "expect": "none"}]}\n')
+    with pytest.raises(EvalDataError, match="dev2"):  # an item cannot put itself into the held-out split
+        load_items(f)
 
 
 @dataclass

@@ -10,11 +10,14 @@ off?"), an offer ("Would you like me to ...") or an answer about the weather or 
 not a claim. A claim is a sentence with an action verb in the past/perfect or present
 progressive ("turned", "has been set", "I'm setting", "now playing"), or a device put in a
 new state ("is now on"). Its *topic* (lights, timer, thermostat, music, volume, list) is
-read from the same sentence; a claim is backed when a call of that turn succeeded on a tool
-whose name or description mentions that topic (any successful call backs a claim with no
-topic, e.g. "Done."). For on/off it also checks the direction against the call's ``on``
-argument, and an amount said in percent or degrees must be one the backing calls were
-given or returned ("set to 22 degrees" after a call that set 23 is a contradiction).
+read from the same sentence; a claim is backed when, for every topic it names, a call of
+that turn succeeded on a tool whose name or description mentions that topic (any successful
+call backs a claim with no topic, e.g. "Done."). For on/off it also checks the direction
+against the call's ``on`` argument, an amount said in percent or degrees must be one the
+backing calls were given or returned ("set to 22 degrees" after a call that set 23 is a
+contradiction), and a value of a backing tool's enum parameter that the sentence names must
+be one a backing call chose ("the living room light is on" after the kitchen's was switched
+on; "all" only when said of the topic: "all the lights").
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from edgevox.agents.slm.vocabulary import enum_of, properties
 
 _VERBS = (r"turned|switched|set|started|cancell?ed|stopped|added|removed|deleted|paused|resumed|skipped|"
           r"played|dimmed|brightened|adjusted|changed|lowered|raised|muted|put|increased|decreased|"
@@ -76,20 +81,19 @@ class Claim:
     """One sentence of a reply that says an action was done."""
 
     sentence: str
-    topic: str | None
+    topic: str | None  # the first of ``topics``
     state: bool | None  # True "on", False "off", None: not an on/off claim
+    topics: tuple[str, ...] = ()  # every topic the sentence names ("the light is on and the timer set")
 
 
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
 
 
-def _topic(sentence: str) -> str | None:
+def _topics(sentence: str) -> tuple[str, ...]:
     words = set(re.findall(r"[a-z°]+", sentence))
-    for name, keys in TOPICS.items():
-        if words & set(keys) or any(k == "°" and "°" in sentence for k in keys):
-            return name
-    return None
+    return tuple(name for name, keys in TOPICS.items()
+                 if words & set(keys) or any(k == "°" and "°" in sentence for k in keys))
 
 
 def find_claims(text: str) -> list[Claim]:
@@ -101,12 +105,12 @@ def find_claims(text: str) -> list[Claim]:
             continue
         if not any(r.search(low) for r in _CLAIM_RES):
             continue
-        topic = _topic(low)
+        topics = _topics(low)
         state = None
-        if topic == "light":
+        if "light" in topics:
             off, on = bool(_OFF.search(low)), bool(_ON.search(low))
             state = True if on and not off else False if off and not on else None
-        out.append(Claim(s, topic, state))
+        out.append(Claim(s, topics[0] if topics else None, state, topics))
     return out
 
 
@@ -134,6 +138,37 @@ def _numbers(value: Any) -> set[float]:
     return set()
 
 
+#: an enum value that means every one of them: a call with it backs a claim about any one
+_EVERY = frozenset({"all", "every", "everything", "everywhere", "any", "whole"})
+
+
+def _tool(registry: Any, name: str) -> Any:
+    return registry.get(name) if registry is not None and name in registry.names() else None
+
+
+def _other_target(claim: Claim, backing: list[Any], tools: dict[str, Any]) -> str | None:
+    """A value of a backing tool's enum parameter that the claim names but no backing call
+    chose ("living room" after a call for the kitchen), or None. Only parameters the calls
+    set to a string are checked, and a call for "all" backs every value."""
+    low = claim.sentence.lower().replace("’", "'")
+    topic_words = "|".join(re.escape(k) for t in claim.topics for k in TOPICS[t] if k.isalpha())
+    for c in backing:
+        for key, schema in properties(tools.get(c.name)).items() if tools.get(c.name) is not None else ():
+            chosen = {str(b.arguments.get(key)).lower() for b in backing
+                      if isinstance(b.arguments, dict) and isinstance(b.arguments.get(key), str)}
+            if not chosen or chosen & _EVERY:
+                continue
+            for value in (str(v).lower() for v in enum_of(schema) if isinstance(v, str)):
+                if value in chosen:
+                    continue
+                if value in _EVERY:  # "all set" is no target; "all the lights" is
+                    if topic_words and re.search(rf"\b{re.escape(value)}\s+(?:the\s+|of the\s+)?(?:{topic_words})\b", low):
+                        return value
+                elif re.search(rf"\b{re.escape(value)}\b", low):
+                    return value
+    return None
+
+
 def unbacked(text: str, calls: list[Any], registry: Any = None) -> list[str]:
     """Why claims in ``text`` are false given the turn's calls (``CallRecord``-like objects:
     ``name``, ``arguments``, ``error``, ``dispatched``); empty when every claim is backed.
@@ -147,13 +182,16 @@ def unbacked(text: str, calls: list[Any], registry: Any = None) -> list[str]:
             if not ok:
                 reasons.append(f"claims an action with no successful call: {claim.sentence!r}")
             continue
-        backing = []
-        for c in ok:
-            tool = registry.get(c.name) if registry is not None and c.name in registry.names() else None
-            if claim.topic in _tool_topics(c.name, getattr(tool, "description", "") if tool else ""):
-                backing.append(c)
-        if not backing:
-            reasons.append(f"claims a {claim.topic} action with no successful {claim.topic} call: {claim.sentence!r}")
+        tools = {c.name: _tool(registry, c.name) for c in ok}
+        topics_of = {c.name: _tool_topics(c.name, getattr(tools[c.name], "description", "") or "") for c in ok}
+        missing = [t for t in claim.topics if not any(t in topics_of[c.name] for c in ok)]
+        if missing:
+            reasons.append(f"claims a {missing[0]} action with no successful {missing[0]} call: {claim.sentence!r}")
+            continue
+        backing = [c for c in ok if set(claim.topics) & topics_of[c.name]]
+        other = _other_target(claim, backing, tools)
+        if other is not None:
+            reasons.append(f"names {other!r}, which no call chose: {claim.sentence!r}")
             continue
         said_amounts = {float(n) for n in _AMOUNT.findall(claim.sentence.lower())}
         done_amounts = set().union(*(_numbers(c.arguments) | _numbers(getattr(c, "result", None)) for c in backing))
