@@ -1,0 +1,58 @@
+"""The prompt-prefix warm-up: evaluate (or restore from the prompt cache) the static
+prefix every turn starts with, and prepare the turn's grammars, in a background thread
+while the process starts, so the first turn pays only for the user's words."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from edgevox.agents.agent import LLMAgent
+
+log = logging.getLogger(__name__)
+
+
+class WarmJob:
+    """A prompt-prefix warm-up running in its own thread (``LLMAgent.warm``)."""
+
+    def __init__(self, agent: LLMAgent, persist: bool):
+        self.info: dict | None = None
+        self.error: str | None = None
+        #: the prefix's tokens, once computed
+        self.tokens: list[int] | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(agent, persist),
+                                        name=f"edgevox-warm-{agent.name}", daemon=True)
+        self._thread.start()
+
+    def _run(self, agent: LLMAgent, persist: bool) -> None:
+        # the backend's lock around tokenizing too: a model closed meanwhile is refused
+        # (an error), never read after it was freed
+        lock = getattr(agent.backend, "lock", None) or contextlib.nullcontext()
+        try:
+            with lock:
+                self.tokens = agent.prefix_tokens()
+                self.info = info = agent.backend.warm_prefix(self.tokens, persist=persist)
+                t0 = time.perf_counter()
+                info["grammars"] = len(agent.prepare_decoding())
+                if hasattr(agent.backend, "rehearse"):
+                    agent.backend.rehearse()
+                info["prepare_s"] = time.perf_counter() - t0
+        except Exception as exc:  # a failed warm-up only costs time: the turn evaluates it
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.warning("agent %r: warming the prompt prefix failed (%s)", agent.name, self.error)
+        finally:
+            self._done.set()
+
+    def wait(self, timeout: float | None = None) -> dict | None:
+        """Block until the warm-up ended; its info (None if it failed or timed out)."""
+        self._done.wait(timeout)
+        return self.info
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
