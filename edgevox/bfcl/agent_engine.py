@@ -90,7 +90,13 @@ class AgentEngine:
         tools = [Tool.from_schema(t, _stub) for t in case.tools(sanitize=True)]
         options = {"hooks": [*default_slm_hooks(), stop_after_call], "grammar_cache": self._grammars,
                    "temperature": 0.0, **self.options}
-        return LLMAgent("bfcl", tools=tools, model=self.backend, max_tokens=self.max_tokens, **options)
+        warm = options.pop("warm", True)
+        agent = LLMAgent("bfcl", tools=tools, model=self.backend, max_tokens=self.max_tokens, warm=False, **options)
+        if warm:  # as shipped (the prefix evaluated from an empty context), but never written to
+            # the prompt cache: a case's prefix is never asked for again, and each one (5-27 MB)
+            # would evict the prefixes that voice agents restore from it
+            agent.warm(persist=False)
+        return agent
 
     def answer(self, case: Case) -> dict[str, Any]:
         from edgevox.agents import Session
