@@ -88,7 +88,10 @@ def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSW
     things at once and get a list of calls (see :func:`pair_demonstrations`)."""
     specs = [tool_spec(t) for t in tools]
     calls: list[Demo] = []
+    made_up: list[int] = []  # positions of the calls made up from a schema (no examples)
     for name, description, params, examples in specs:
+        if not examples:
+            made_up.append(len(calls))
         chosen = examples[:per_tool] or [(_request_from_schema(name, description, params),
                                           _arguments_from_schema(params))]
         calls.extend(Demo(request, call=(name, dict(arguments))) for request, arguments in chosen)
@@ -104,7 +107,13 @@ def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSW
     # the pairs come first, so the turns next to the conversation are the same as without
     # them: measured, with two-call lists last the model called again after a tool's result
     # instead of answering, and with a refusal last it refused "What time is it?"
-    acting = (pair_demonstrations(specs, calls) if pairs else []) + calls
+    lists = pair_demonstrations(specs, calls) if pairs else []
+    if QUESTIONS:
+        for i in made_up[1::2]:  # every second made-up request asked as a question
+            asked = _as_question(calls[i].request)
+            if asked:
+                calls[i] = Demo(asked, call=calls[i].call)
+    acting = lists + calls
     out: list[Demo] = []
     step = max(1, len(acting) // max(1, len(said)))  # spread the answers among the calls
     for i, demo in enumerate(acting):
@@ -115,13 +124,15 @@ def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSW
 
 
 def pair_demonstrations(specs: Sequence[tuple[str, str, dict[str, Any], list]], calls: Sequence[Demo]) -> list[Demo]:
-    """Requests that ask for two things in one sentence, answered with a list of calls.
+    """Requests that ask for several things in one sentence, answered with a list of calls.
 
     Why: shown only one call per request, the 0.5B model writes one call object and the
-    second action is lost (BFCL parallel 0/10 through the agent). One tool twice (two of
-    its own examples, or its made-up call again with one argument changed: "...; then the
-    same with base 4") and, with two tools or more, two different tools (their first
-    calls joined). Built from the schemas alone, like every demonstration."""
+    second action is lost (BFCL parallel 0/10 through the agent); shown only lists of two,
+    it writes two calls where three are asked. One tool several times (two of its own
+    examples, or its made-up call asked for three values of one argument: "...; then the
+    same with base 4, and again with base 5") and, with two tools or more, two different
+    tools (their first calls joined). Built from the schemas alone, like every
+    demonstration."""
     out: list[Demo] = []
     by_tool: dict[str, list[Demo]] = {}
     for d in calls:
@@ -131,7 +142,7 @@ def pair_demonstrations(specs: Sequence[tuple[str, str, dict[str, Any], list]], 
         out.append(Demo(_join(twice[0].request, twice[1].request), call=twice[0].call, also=(twice[1].call,)))
     else:
         for name, _, params, _ in specs:
-            again = _varied(name, params, by_tool[name][0])
+            again = _varied(name, params, by_tool[name][0], times=3)
             if again is not None:
                 out.append(again)
                 break
@@ -150,35 +161,42 @@ def _join(first: str, second: str) -> str:
     return f"{head}. Also, {tail}" if ":" in head else f"{head} and {tail}"
 
 
-def _varied(name: str, params: Mapping[str, Any], demo: Demo) -> Demo | None:
-    """``demo`` (a call made up from the schema) asked again with one argument changed,
-    both in one request; None when no argument can change."""
+def _varied(name: str, params: Mapping[str, Any], demo: Demo, times: int = 2) -> Demo | None:
+    """``demo`` (a call made up from the schema) asked ``times`` times in one request, one
+    argument changed each time (a number, an enum member, else a plain string); None when
+    no argument can change."""
     assert demo.call is not None
     arguments = demo.call[1]
     props = params.get("properties") or {}
-    for key, value in arguments.items():
-        other = _other(props.get(key), value)
-        if other is not None:
-            changed = {**arguments, key: other}
-            request = f"{demo.request.rstrip(' .!?')}; then the same with {key.replace('_', ' ')} {_spell(other)}."
-            return Demo(request, call=demo.call, also=((name, changed),))
+    keys = sorted(arguments, key=lambda k: isinstance(arguments[k], str) and not (props.get(k) or {}).get("enum"))
+    for key in keys:  # numbers and enums first: a changed string reads less naturally
+        others = _others(props.get(key), arguments[key], times - 1)
+        if others:
+            said = key.replace("_", " ")
+            tail = ", and again with ".join(f"{said} {_spell(v)}" for v in others)
+            request = f"{demo.request.rstrip(' .!?')}; then the same with {tail}."
+            return Demo(request, call=demo.call, also=tuple((name, {**arguments, key: v}) for v in others))
     return None
 
 
-def _other(schema: Any, value: Any) -> Any:
-    """Another valid value for a parameter (a number one step on, the next enum member)."""
+def _others(schema: Any, value: Any, n: int) -> list[Any]:
+    """``n`` other valid values for a parameter (numbers a step on, the next enum members,
+    a string with a letter after it), or [] when it has no ``n`` of them."""
     if not isinstance(schema, Mapping) or isinstance(value, bool):
-        return None
+        return []
     enum = schema.get("enum")
     if enum:
-        rest = [v for v in enum if v != value]
-        return rest[0] if rest else None
-    if isinstance(value, (int, float)):
-        hi = schema.get("maximum")
-        step = value + 1 if hi is None or value + 1 <= hi else value - 1
-        lo = schema.get("minimum")
-        return None if lo is not None and step < lo else type(value)(step)
-    return None
+        rest = [v for v in enum if v != value][:n]
+    elif isinstance(value, (int, float)):
+        lo, hi = schema.get("minimum"), schema.get("maximum")
+        up = [value + i for i in range(1, n + 1) if hi is None or value + i <= hi]
+        down = [value - i for i in range(1, n + 1) if lo is None or value - i >= lo]
+        rest = [type(value)(v) for v in (up + down)[:n]]
+    elif isinstance(value, str) and value and not (schema.get("pattern") or schema.get("format")):
+        rest = [f"{value} {letter}" for letter in "BCDE"[:n]]
+    else:
+        rest = []
+    return rest if len(rest) == n else []
 
 
 def demonstration_messages(demos: Iterable[Demo]) -> list[dict[str, Any]]:
@@ -217,6 +235,39 @@ def _request_from_schema(name: str, description: str, params: Mapping[str, Any])
         return head + "."
     spelled = ", ".join(f"{k.replace('_', ' ')} {_spell(v)}" for k, v in args.items())
     return f"{head}: {spelled}."
+
+
+QUESTIONS = True
+
+#: Verbs a tool's description starts with ("Retrieves the ...", "Calculate the ..."), in
+#: their plain form: a made-up request that starts with one can be asked as a question.
+_VERBS = frozenset("""add analyze book browse calculate check combine compute convert create delete determine
+display estimate execute fetch find generate get identify initiate list locate look make manage order perform
+place play predict provide purchase remove render reserve retrieve return scrape search send set sort update
+write""".split())
+
+
+def _plain_verb(word: str) -> str | None:
+    """``word`` as a plain verb from _VERBS ("Retrieves" -> "retrieve"), else None."""
+    w = word.lower()
+    for cut in (w, w[:-1] if w.endswith("s") else "", w[:-2] if w.endswith("es") else "",
+                w[:-3] + "y" if w.endswith("ies") else ""):
+        if cut in _VERBS:
+            return cut
+    return None
+
+
+def _as_question(request: str) -> str | None:
+    """A made-up request asked as a question ("Calculate the area: base 3." -> "Can you
+    calculate the area with base 3?"). Why: BFCL's requests are as often questions as
+    commands, and shown only commands answered by calls (and questions answered in
+    words), the model answered "What is the capital of Brazil?" itself."""
+    head, _, args = request.rstrip(" .!?").partition(": ")
+    first, _, rest = head.partition(" ")
+    verb = _plain_verb(first)
+    if verb is None:
+        return None
+    return f"Can you {verb} {rest}" + (f" with {args}" if args else "") + "?"
 
 
 def _spell(value: Any) -> str:

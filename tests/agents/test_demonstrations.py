@@ -63,13 +63,14 @@ def test_examples_win_and_answers_that_a_tool_serves_are_left_out():
 def test_two_actions_in_one_request_from_the_schemas():
     one = build_demonstrations([AREA])
     assert [d.call for d in one if d.call and not d.also] == [("triangle_area", {"base": 3, "height": 6, "unit": "cm"})]
-    (twice,) = [d for d in one if d.also]  # one tool: its made-up call again, one argument changed
-    assert twice.calls == [("triangle_area", {"base": 3, "height": 6, "unit": "cm"}),
-                           ("triangle_area", {"base": 4, "height": 6, "unit": "cm"})]
-    assert twice.request == "Calculate the area of a triangle: base 3, height 6, unit cm; then the same with base 4."
+    (thrice,) = [d for d in one if d.also]  # one tool: its made-up call for three values of one argument
+    assert thrice.calls == [("triangle_area", {"base": 3, "height": 6, "unit": "cm"}),
+                            ("triangle_area", {"base": 4, "height": 6, "unit": "cm"}),
+                            ("triangle_area", {"base": 5, "height": 6, "unit": "cm"})]
+    assert thrice.request == ("Calculate the area of a triangle: base 3, height 6, unit cm; "
+                              "then the same with base 4, and again with base 5.")
     both = [d for d in build_demonstrations([AREA, WEATHER]) if d.also]
-    assert [[n for n, _ in d.calls] for d in both] == [["triangle_area", "triangle_area"],
-                                                        ["triangle_area", "get_weather"]]
+    assert [[n for n, _ in d.calls] for d in both] == [["triangle_area"] * 3, ["triangle_area", "get_weather"]]
     assert both[1].request.startswith("Calculate the area of a triangle: base 3, height 6, unit cm. Also, weather")
     for d in both:  # every made-up call is valid for its tool
         for name, args in d.calls:
@@ -133,3 +134,30 @@ def test_call_confidence_is_the_smallest_margin_up_to_each_name():
     ("Never mind.", False), ("don't", False), ("What's the weather?", None), ("nothing", None)])
 def test_yes_or_no(text, want):
     assert yes_or_no(text) is want
+
+
+def test_lists_vary_a_string_when_nothing_else_can_change_and_respect_bounds():
+    stock = {"name": "get_stock", "description": "Retrieves the closing price of a stock.",
+             "parameters": {"type": "object", "properties": {"symbol": {"type": "string"},
+                                                              "day": {"type": "string", "format": "date"}},
+                            "required": ["symbol"]}}
+    (thrice,) = [d for d in build_demonstrations([stock]) if d.also]
+    assert [args["symbol"] for _, args in thrice.calls] == ["symbol", "symbol B", "symbol C"]
+    dated = {**stock, "parameters": {**stock["parameters"], "required": ["day"]}}
+    assert not [d for d in build_demonstrations([dated]) if d.also]  # a formatted string is not made up
+    top = {"name": "volume", "description": "Set the volume.", "parameters": {"type": "object", "properties": {
+        "level": {"type": "integer", "minimum": 0, "maximum": 2}}, "required": ["level"]}}
+    (levels,) = [d for d in build_demonstrations([top]) if d.also]  # 1, then 2, then 0: never out of range
+    assert [args["level"] for _, args in levels.calls] == [1, 2, 0]
+
+
+def test_every_second_made_up_request_is_asked_as_a_question():
+    tools = [{"name": f"t{i}", "description": desc, "parameters": {"type": "object", "properties": {
+        "city": {"type": "string"}}, "required": ["city"]}}
+        for i, desc in enumerate(["Retrieves the weather of a city.", "Fetches the population of a city.",
+                                  "Weather for a city.", "Calculates the distance to a city."])]
+    singles = [d.request for d in build_demonstrations(tools) if d.call and not d.also]
+    assert singles == ["Retrieves the weather of a city: city city.",
+                       "Can you fetch the population of a city with city city?",
+                       "Weather for a city: city city.",  # no verb to ask with: left as it is
+                       "Can you calculate the distance to a city with city city?"]
