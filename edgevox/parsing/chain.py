@@ -162,6 +162,9 @@ class Config:
     always_reparse: bool = False
     #: every think tag; a reply containing none of them may take the lean path
     think_strings: tuple[str, ...] = ()
+    #: a string every think tag contains ("think>" for <think>/</think>): one test where
+    #: it is absent, instead of one per tag
+    think_probe: str = ""
     #: the detectors with multi-format ones opened into their parts (for ``lean_first``)
     lean_detectors: tuple[Detector, ...] = ()
 
@@ -199,8 +202,22 @@ def make_config(
     always = any(not d.markers and not d.trigger_chars for d in dets)
     return Config(
         dets, tags, index, think_open, tuple(sorted(markers, key=len, reverse=True)), frozenset(triggers), always,
-        tuple(dict.fromkeys(t for pair in tags for t in pair)), _parts_of(dets),
+        tuple(dict.fromkeys(t for pair in tags for t in pair)), _common_part([t for pair in tags for t in pair]),
+        _parts_of(dets),
     )
+
+
+def _common_part(strings: list[str]) -> str:
+    """The longest string every one of ``strings`` contains ("" when none, or no strings)."""
+    if not strings:
+        return ""
+    short = min(strings, key=len)
+    for size in range(len(short), 0, -1):
+        for i in range(len(short) - size + 1):
+            part = short[i:i + size]
+            if all(part in s for s in strings):
+                return part
+    return ""
 
 
 def _parts_of(dets: Iterable[Detector]) -> tuple[Detector, ...]:
@@ -616,7 +633,13 @@ def parse_tool_calls(
         cfg = _cached_config(key) if key is not None else make_config(parsers, tools, think_tags, think_open)
         if key is not None and fast is not None and len(_FAST_CONFIGS) < 64:
             _FAST_CONFIGS[fast] = cfg
-    return parse_with(cfg, text)
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    if not cfg.think_open and len(text) <= MAX_INPUT_CHARS:
+        r = lean_result(cfg, text)
+        if r is not None:
+            return r
+    return full_result(cfg, text)
 
 
 #: configs of settings made only of names and strings (see ``_config_key``), by the settings as given
@@ -654,16 +677,6 @@ def _cached_config(key: tuple) -> Config:
     return make_config(p, list(t) if t is not None else None, tags, think_open)
 
 
-def parse_with(cfg: Config, text: Any) -> ParseResult:
-    if not isinstance(text, str):
-        text = "" if text is None else str(text)
-    if not cfg.think_open and len(text) <= MAX_INPUT_CHARS:
-        r = lean_result(cfg, text)
-        if r is not None:
-            return r
-    return full_result(cfg, text)
-
-
 def full_result(cfg: Config, text: str) -> ParseResult:
     """The whole chain (``analyse``), whatever the text."""
     total = len(text)
@@ -671,15 +684,25 @@ def full_result(cfg: Config, text: str) -> ParseResult:
     return result_of(a, total)
 
 
+_UNKNOWN = object()
+
+
 def lean_result(cfg: Config, text: str) -> ParseResult | None:
     """The lean path (see ``lean.py``): the same result as :func:`full_result` for a reply
     with no think tag whose calls the detectors' ``lean`` reads, and all name known tools;
     None otherwise."""
-    for s in cfg.think_strings:
-        if s in text:
-            return None
+    if cfg.think_probe in text:
+        for s in cfg.think_strings:
+            if s in text:
+                return None
+    dets = cfg.lean_detectors
     try:
-        found = lean_first(cfg.lean_detectors, text)
+        if len(dets) == 1:  # (one call less than ``lean_first``, and what it would return)
+            found = dets[0].lean(text)
+            if found is None and not dets[0].could_match(text):
+                found = []
+        else:
+            found = lean_first(dets, text)
     except Exception:  # noqa: BLE001 - a lean reader's bug: the full chain reports it
         return None
     if found is None:
@@ -688,22 +711,22 @@ def lean_result(cfg: Config, text: str) -> ParseResult | None:
     calls: list[ToolCall] = []
     pieces: list[str] = []
     pos = 0
+    schemas = tools.schemas if tools is not None else None
     for a, b, cs in found:
         pieces.append(text[pos:a])
         pos = b
-        if tools is None:
+        if schemas is None:
             calls += cs
             continue
-        schemas = tools.schemas
         for c in cs:
-            if schemas.get(c.name, 0) is None:  # a tool known by name only: nothing to check
-                calls.append(c)
-                continue
-            known = c.name if c.name in schemas else tools.resolve(c.name)
-            if known is None:
-                return None  # the full chain words the rejection
-            if known != c.name or schemas[known]:  # a schema may want values decoded
-                c = ToolCall(c.id, known, coerce_to_schema(c.arguments, tools.param_types(known)))
+            schema = schemas.get(c.name, _UNKNOWN)  # one lookup decides
+            if schema is _UNKNOWN:  # not as written (perhaps "functions.name")
+                known = tools.resolve(c.name)  # type: ignore[union-attr]
+                if known is None:
+                    return None  # the full chain words the rejection
+                c = ToolCall(c.id, known, coerce_to_schema(c.arguments, tools.param_types(known)))  # type: ignore[union-attr]
+            elif schema:  # a schema may want values decoded (None, {}: nothing to check)
+                c = ToolCall(c.id, c.name, coerce_to_schema(c.arguments, tools.param_types(c.name)))  # type: ignore[union-attr]
             calls.append(c)
     pieces.append(text[pos:])
     return ParseResult(calls, join_cut(pieces), None, bool(calls), [])

@@ -16,7 +16,7 @@ MAX_DEPTH = 32
 MAX_RAW_CHARS = 2000
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCall:
     """One call recovered from model text. ``id`` is the model's own id, verbatim, or None."""
 
@@ -80,7 +80,7 @@ class Span:
         return [i for i in self.items if isinstance(i, RejectedCall)]
 
 
-@dataclass
+@dataclass(slots=True)
 class ParseResult:
     """Outcome of parsing one model reply (see ``parse_tool_calls``)."""
 

@@ -62,6 +62,7 @@ CALL_FRAGMENTS = [
     '{"name": "turn_on_light"}',
     '[{"name": "search", "arguments": {"limit": "7"}}, {"name": "get_weather", "arguments": {}}]',
     '{"name": "unknown_tool", "arguments": {}}',
+    '{"name": "functions.search", "arguments": {"limit": "7"}}',  # a known tool under a prefix
     '{"name": "search", "arguments": "{\\"query\\": \\"x\\"}"}',
 ]
 WRAPS = [

@@ -11,8 +11,8 @@ import re
 from ...formats import mistral
 from .._values import decode_at, item_from_obj, items_from_value, skip_blanks, split_elements
 from ..base import Detector, LeanSpan
-from ..lean import call_of, decode, read_calls, shallow
-from ..types import RejectedCall, Span
+from ..lean import decode, read_calls, shallow
+from ..types import RejectedCall, Span, ToolCall
 from .tagged import last_json_name, tag_regions
 
 MARK, ARGS, CALL_ID = mistral.OPEN, mistral.ARGS, mistral.CALL_ID
@@ -61,8 +61,8 @@ class Mistral(Detector):
                 m = _NAMED.match(text, b, region_end)
                 j = m.end() if m is not None else region_end
                 d = decode(text, j, region_end, flat) if j < region_end and text[j] == "{" else None
-                call = call_of({"name": m.group(1), "arguments": d[0]}, m.group(2)) if d and m else None
-                r = ([call], d[1], None) if call is not None and d else None
+                # (the name and the id are what the pattern allows; the arguments an object)
+                r = ([ToolCall(m.group(2), m.group(1), d[0])], d[1], None) if d and m else None
             if r is None:
                 return None
             out.append((p, r[1], r[0]))

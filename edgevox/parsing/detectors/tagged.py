@@ -109,6 +109,13 @@ class TaggedJson(Detector):
     #: a body starting with one of these belongs to another format (e.g. Qwen3-Coder XML)
     foreign_bodies: ClassVar[tuple[str, ...]] = (functionary.OPEN, functionary.OPEN[:-1] + " ")
     spans_at_openings = True  # a span starts at its opening tag or is a stray closing tag
+    #: the one (open, close) pair :meth:`lean` reads; None: formats it leaves to ``detect``
+    _lean_pair: ClassVar[tuple[str, str] | None] = None
+
+    def __init_subclass__(cls, **kw: object) -> None:
+        super().__init_subclass__(**kw)
+        one = cls.tags[0] if len(cls.tags) == 1 and not cls.strict_open else None
+        cls._lean_pair = (one[0], one[1]) if one is not None and one[1] else None
 
     def detect(self, text: str) -> list[Span]:
         groups = []
@@ -123,9 +130,10 @@ class TaggedJson(Detector):
         """Calls as ``open`` + JSON + ``close`` with only blanks between, and each tag in the
         text one of theirs (no stray closing tag, no tag inside a call): formats with one
         tag pair that closes."""
-        if len(self.tags) != 1 or self.strict_open or not self.tags[0][1]:
+        pair = self._lean_pair
+        if pair is None:
             return None
-        open_, close = self.tags[0]
+        open_, close = pair
         lo, lc = len(open_), len(close)
         n = len(text)
         out: list[LeanSpan] = []
