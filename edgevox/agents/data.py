@@ -10,6 +10,8 @@ turn. ``neutralise`` breaks every such marker with a visible, harmless change.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 # <|im_start|>, <|eot_id|>, <|tool_call|>, <|"|> … : break the "<|" and "|>" pairs.
 _PIPE_TAG = re.compile(r"<\|([^<>\n]{0,64}?)\|>|<\||\|>")
@@ -41,3 +43,17 @@ def neutralise(text: str, extra_markers: tuple[str, ...] = ()) -> str:
         if m and len(m) > 1 and m in text:
             text = text.replace(m, m[0] + "\u200b" + m[1:])
     return text
+
+
+def leaves(value: Any) -> Iterator[Any]:
+    """Every value inside ``value`` that is not a mapping, list or tuple (depth first, in
+    order): what a call's arguments or a tool's result say, however they nest. One walk
+    for the hooks that look for strings (grounding) and numbers (the claim check)."""
+    if isinstance(value, Mapping):
+        for v in value.values():
+            yield from leaves(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from leaves(v)
+    else:
+        yield value

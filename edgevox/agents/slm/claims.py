@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from edgevox.agents.data import leaves
 from edgevox.agents.slm.vocabulary import enum_of, properties
 
 _VERBS = (r"turned|switched|set|started|cancell?ed|stopped|added|removed|deleted|paused|resumed|skipped|"
@@ -123,19 +124,18 @@ def _tool_topics(name: str, description: str) -> set[str]:
 _AMOUNT = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b|°|degrees?\b)")
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
 def _numbers(value: Any) -> set[float]:
     """Every number inside a call's arguments or result (nested dicts and lists too)."""
-    if isinstance(value, bool):
-        return set()
-    if isinstance(value, (int, float)):
-        return {float(value)}
-    if isinstance(value, str):
-        return {float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", value)}
-    if isinstance(value, dict):
-        return set().union(*(_numbers(v) for v in value.values())) if value else set()
-    if isinstance(value, (list, tuple)):
-        return set().union(*(_numbers(v) for v in value)) if value else set()
-    return set()
+    out: set[float] = set()
+    for v in leaves(value):
+        if isinstance(v, str):
+            out.update(float(n) for n in _NUMBER.findall(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.add(float(v))
+    return out
 
 
 #: an enum value that means every one of them: a call with it backs a claim about any one

@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -78,17 +79,6 @@ _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why n
 _STATE = frozenset({"status", "state", "left", "remaining"})
 #: an enum parameter that says *where* (its values are places, so a place the request names must be one)
 _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor", "where"})
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
 
 
 def is_question(text: str) -> bool:
@@ -154,7 +144,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # Not optional arguments: the model copies the request's words into a free-text ``label``
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
     required = set((tool.parameters or {}).get("required") or ())
-    strings = [v.strip().lower() for v in _strings({k: v for k, v in arguments.items() if k in required})]
+    strings = [v.strip().lower() for v in leaves({k: v for k, v in arguments.items() if k in required})
+               if isinstance(v, str)]
     if said & content_words(" ".join(strings)) or any(_wordy(v) and v in request.lower() for v in strings):
         return None  # "Jazz please." -> query "jazz"; "maybe lo-fi" -> query "lo-fi"
     words = set(WORD.findall(request.lower()))
