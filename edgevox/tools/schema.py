@@ -80,17 +80,23 @@ def map_schema(node: Any, fn: Callable[[dict], dict]) -> Any:
     """
     if not isinstance(node, dict):
         return node
+    return fn(_map_children(node, lambda sub: map_schema(sub, fn), _SCHEMA_MAP_KEYS + _DEFS_KEYS))
+
+
+def _map_children(node: dict, fn: Callable[[Any], Any], map_keys: tuple[str, ...] = _SCHEMA_MAP_KEYS) -> dict:
+    """A copy of ``node`` with ``fn`` applied to each direct subschema: the one walk over
+    schema positions that ``map_schema`` and ``inline_refs`` share."""
     out = dict(node)
     for key in _SCHEMA_KEYS:
         if isinstance(out.get(key), dict):
-            out[key] = map_schema(out[key], fn)
+            out[key] = fn(out[key])
     for key in _SCHEMA_LIST_KEYS:
         if isinstance(out.get(key), list):
-            out[key] = [map_schema(s, fn) for s in out[key]]
-    for key in _SCHEMA_MAP_KEYS + _DEFS_KEYS:
+            out[key] = [fn(s) for s in out[key]]
+    for key in map_keys:
         if isinstance(out.get(key), dict):
-            out[key] = {k: map_schema(s, fn) for k, s in out[key].items()}
-    return fn(out)
+            out[key] = {k: fn(s) for k, s in out[key].items()}
+    return out
 
 
 def inline_refs(schema: dict) -> dict:
@@ -130,17 +136,7 @@ def inline_refs(schema: dict) -> dict:
         return _resolve_children(node, stack)
 
     def _resolve_children(node: dict, stack: tuple[str, ...]) -> dict:
-        out = dict(node)
-        for key in _SCHEMA_KEYS:
-            if isinstance(out.get(key), dict):
-                out[key] = resolve(out[key], stack)
-        for key in _SCHEMA_LIST_KEYS:
-            if isinstance(out.get(key), list):
-                out[key] = [resolve(s, stack) for s in out[key]]
-        for key in _SCHEMA_MAP_KEYS:
-            if isinstance(out.get(key), dict):
-                out[key] = {k: resolve(s, stack) for k, s in out[key].items()}
-        return out
+        return _map_children(node, lambda sub: resolve(sub, stack))
 
     return resolve(schema, ())
 
