@@ -16,7 +16,8 @@ import dataclasses
 import json
 from typing import Any
 
-from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.hooks import HookResult, TurnContext
+from edgevox.agents.slm.steer import SteersNextHop
 
 GIVE_UP = "Sorry, I couldn't work out the details for {what}. Could you say it again with the details?"
 SHAPE_ONLY = {"additionalProperties", "type"}  # errors a grammar fixes without guessing values
@@ -65,8 +66,9 @@ def shape_only(parameters: dict[str, Any] | None, arguments: Any) -> bool:
     return bool(errors) and all(e.validator in SHAPE_ONLY for e in errors)
 
 
-class ArgShapeHint(Hook):
+class ArgShapeHint(SteersNextHop):
     name = "arg_shape"
+    steer_reason = "grammar retry"
     priority = 30
 
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
@@ -80,13 +82,7 @@ class ArgShapeHint(Hook):
         tool = ctx.registry.get(result.name)
         params = tool.parameters if tool is not None else None
         if tool is not None and shape_only(params, result.arguments):
-            ctx.state(self)["next"] = ("single", result.name)
+            self.steer(ctx, ("single", result.name))
         hint = schema_hint(result.name, params)
         err = (result.error or "invalid arguments").rstrip(".")
         return HookResult.replace(dataclasses.replace(result, error=f"{err}. {hint}"), reason="schema hint")
-
-    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
-        nxt = ctx.state(self).pop("next", None)
-        if nxt is None or request.strategy == "none":
-            return None
-        return HookResult.replace(dataclasses.replace(request, strategy=nxt), reason="grammar retry", counted=False)

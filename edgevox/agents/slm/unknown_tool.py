@@ -12,12 +12,12 @@ came with it.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import json
 from typing import Any
 
-from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.hooks import HookResult, TurnContext
+from edgevox.agents.slm.steer import SteersNextHop
 from edgevox.agents.speech import split_json, strip_markup
 
 FALLBACK = "Sorry, I can't do that with the tools I have."
@@ -53,7 +53,7 @@ def meant_tool(bad: str, raw: str, registry: Any) -> str | None:
     return None
 
 
-class UnknownToolHint(Hook):
+class UnknownToolHint(SteersNextHop):
     keeps_calls = True  # acts on the content, or only when there is no call
     name = "unknown_tool"
     priority = 10
@@ -70,16 +70,10 @@ class UnknownToolHint(Hook):
         meant = meant_tool(bad, unknown[0].raw, ctx.registry)
         if meant:
             note = f"There is no tool named {bad!r}. Did you mean {meant!r}? The available tools are: {listed}."
-            ctx.state(self)["next"] = ("single", meant)
+            self.steer(ctx, ("single", meant))
         else:
             note = f"There is no tool named {bad!r} (the tools are: {listed}). Reply to the user in plain words."
-            ctx.state(self)["next"] = "none"
+            self.steer(ctx, "none")
         said = strip_markup(split_json(output.content)[0])  # words said next to the bad call
         fallback = said if len(said.split()) >= 3 else FALLBACK
         return HookResult.replace(output.replace(retry=note, fallback=fallback), reason=f"unknown tool {bad}")
-
-    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
-        nxt = ctx.state(self).pop("next", None)
-        if nxt is None or request.strategy == "none":
-            return None
-        return HookResult.replace(dataclasses.replace(request, strategy=nxt), reason="steer the retry", counted=False)
