@@ -32,6 +32,7 @@ from collections.abc import Generator, Iterable
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookRunner
+from edgevox.agents.hop import note_text
 from edgevox.agents.phrases import DEFAULT_PHRASES, Phrases
 from edgevox.agents.session import Session
 from edgevox.agents.steps import TurnStop
@@ -127,6 +128,9 @@ class LLMAgent:
         if self.tool_choice_policy not in POLICIES:
             raise ValueError(f"preset {self.preset.name!r}: unknown profile policy {self.tool_choice_policy!r}")
         self.constrain_auto = bool(profile.get("constrain_auto", False) if constrain_auto is None else constrain_auto)
+        #: the hop right after tool results that all succeeded only answers in words (the
+        #: preset profile's ``answer_after_results``; see ``edgevox.agents.types.ANSWER``)
+        self.answer_after_results = bool(profile.get("answer_after_results", False))
         self.confirm_below = confirm_below if confirm_below is not None else profile.get("confirm_below")
         if demonstrations is None:
             demonstrations = bool(profile.get("demonstrations", False))
@@ -298,14 +302,34 @@ class LLMAgent:
 
     def prompt_prefix(self, session: Session | None = None) -> list[dict]:
         """The static messages every hop puts before the session's own: the system message
-        (the session's own system text wins over the instructions), then the demonstration
-        turns, rendered by the preset like any other turn."""
-        from edgevox.agents.demonstrations import demonstration_messages
+        (the session's own system text wins over the instructions), then the whole example
+        rounds and the demonstration turns, rendered by the preset like any other turn."""
+        from edgevox.agents.demonstrations import demonstration_messages, round_messages
 
         sess = session if session is not None else self.session
         system = sess.system if sess.system is not None else self.instructions
         head = [{"role": "system", "content": system}] if system else []
-        return head + demonstration_messages(self.demonstrations)
+        note = self.result_note()
+        # the rounds first: placed last, next to the conversation, the model answered requests
+        # with made-up state in words instead of calling ("The current time is 10:30 PM.")
+        return head + round_messages(self.rounds, note and note_text([note])) + demonstration_messages(self.demonstrations)
+
+    @property
+    def rounds(self) -> list[Any]:
+        """Whole example rounds (request, call, result, answer) from the tools' ``rounds=``,
+        shown before the demonstrations when those are built from the tools."""
+        from edgevox.agents.demonstrations import round_demonstrations
+
+        if self._demo_setting is not True or not len(self.registry):
+            return []
+        return round_demonstrations(list(self.registry))
+
+    def result_note(self, failed: bool = False) -> str | None:
+        """The one-off note of a hop right after tool results, on presets with a tool role
+        (the others carry theirs in the synthetic results message)."""
+        if not self.preset.native_tool_role:
+            return None
+        return (self.phrases.failed_note if failed else self.phrases.answer_note) or None
 
     def conversation(self, session: Session) -> list[dict]:
         """What a hop shows the model: the static prefix (system message, demonstrations),

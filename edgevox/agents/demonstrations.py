@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Demo", "ANSWERS", "build_demonstrations", "demonstration_messages", "pair_demonstrations", "tool_spec"]
+__all__ = ["Demo", "ANSWERS", "build_demonstrations", "demonstration_messages", "pair_demonstrations",
+           "round_demonstrations", "round_messages", "tool_spec"]
 
 
 @dataclass(frozen=True)
@@ -212,6 +213,49 @@ def demonstration_messages(demos: Iterable[Demo]) -> list[dict[str, Any]]:
                 for j, (name, arguments) in enumerate(d.calls)]})
         else:
             msgs.append({"role": "assistant", "content": d.answer or ""})
+    return msgs
+
+
+#: A whole round: the request, the call, the tool's result and the answer spoken after it.
+Round = tuple[str, tuple[str, dict[str, Any]], Any, str]
+
+
+def round_demonstrations(tools: Iterable[Any], limit: int = 2) -> list[Round]:
+    """Whole rounds from the tools' ``@tool(rounds=...)``: the first of each tool that has
+    one, at most ``limit``, in the registry's order.
+
+    Why: shown only requests and calls, the 0.5B model words a tool's result by saying the
+    request back ("Turn on the kitchen light." after the light went on: 5 of 8 probed in
+    ``bench_voice``), which the echo guard then retries -- a third hop. A round that ends in
+    a short answer about the result shows the hop after a result what it is for. Built only
+    from what a tool declares: a result and its wording cannot be made up from a schema."""
+    out: list[Round] = []
+    for t in tools:
+        for request, arguments, result, answer in (getattr(t, "rounds", None) or [])[:1]:
+            if len(out) < limit:
+                out.append((request, (t.name, dict(arguments)), result, answer))
+    return out
+
+
+def round_messages(rounds: Iterable[Round], note: str | None = None) -> list[dict[str, Any]]:
+    """The rounds as chat messages: the request, the assistant's call, the tool's result
+    (as compact JSON, the way a real result reaches the model), then ``note`` as a user
+    turn when the agent adds one after results (``Phrases.answer_note`` on presets with a
+    tool role), then the answer: the same shape as the hop that words a real result."""
+    from edgevox.tools.result import ToolResult
+
+    msgs: list[dict[str, Any]] = []
+    for i, (request, (name, arguments), result, answer) in enumerate(rounds):
+        cid = f"round{i}"
+        msgs += [{"role": "user", "content": request},
+                 {"role": "assistant", "content": "", "tool_calls": [
+                     {"id": cid, "type": "function",
+                      "function": {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}}]},
+                 {"role": "tool", "tool_call_id": cid, "name": name,
+                  "content": ToolResult(name, arguments, ok=True, value=result).to_model_text()}]
+        if note:
+            msgs.append({"role": "user", "content": note})
+        msgs.append({"role": "assistant", "content": answer})
     return msgs
 
 

@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 from edgevox.agents.hooks import StreamFilter
 from edgevox.agents.steps import BackendFailed, Overflow
-from edgevox.agents.types import LLMOutput, LLMRequest
+from edgevox.agents.types import ANSWER, LLMOutput, LLMRequest
 
 log = logging.getLogger(__name__)
 
 DECISIONS = 12  # sampled tokens whose margins are kept: enough to cover "answer or call" and the name
+
+
+def note_text(notes: Iterable[str]) -> str:
+    """One-off runtime notes as the user turn the model sees: "(note. other note.)"."""
+    return "(" + " ".join(dict.fromkeys(n.strip() for n in notes if n.strip())) + ")"
 
 
 class HopStream:
@@ -32,7 +37,7 @@ class HopStream:
             return msgs
         from edgevox.llm.template import prepare_messages
 
-        note = "(" + " ".join(dict.fromkeys(n.strip() for n in request.notes if n.strip())) + ")"
+        note = note_text(request.notes)
         msgs = prepare_messages(msgs, self.agent.preset)  # fold synthetic results first
         if msgs and msgs[-1]["role"] == "user":  # keep roles alternating for strict templates
             last = dict(msgs[-1])
@@ -85,13 +90,13 @@ class HopStream:
 
         a = self.agent
         tools = request.tools if request.strategy != "none" else []
-        grammar = a.grammar_for(request.strategy, tools)
+        grammar = a.grammar_for("none", []) if request.strategy == ANSWER else a.grammar_for(request.strategy, tools)
         msgs, prompt = self._render_fitting(request, tools)
         think = (a.preset.think,) if a.preset.think else DEFAULT_THINK_TAGS
         parser = StreamingParser(a.preset.detectors, tools=tools or None, think_tags=think)
         ordered = sorted(a.hooks.hooks, key=lambda h: not getattr(h, "stream_first", False))  # stable
         filters = [f for f in (h.stream_filter(self.ctx) for h in ordered) if f is not None]
-        early = self._early_ok and bool(tools) and request.strategy != "none"
+        early = self._early_ok and bool(tools) and request.strategy not in ("none", ANSWER)
         self._drop_early()
         self._hop_spoken = ""
         opts = {k: v for k, v in request.options.items() if v is not None}

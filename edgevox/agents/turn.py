@@ -18,6 +18,7 @@ from edgevox.agents.session import Session
 from edgevox.agents.speech import summarise
 from edgevox.agents.steps import BackendFailed, Done, Next, Overflow, Step, TurnStop
 from edgevox.agents.types import (
+    ANSWER,
     STOP_CANCELLED,
     STOP_CONTEXT,
     STOP_ERROR,
@@ -144,10 +145,12 @@ class RunningTurn(HopStream, CallDispatch):
         strategy = a.strategy_for(hop, self.tool_choice)
         tools = a.registry.schemas() if len(a.registry) else []
         last = self.session.messages[-1] if self.session.messages else {}
-        if last.get("role") == "tool" and a.preset.native_tool_role:
-            note = a.phrases.failed_note if self.last_failed else a.phrases.answer_note
+        if last.get("role") == "tool":
+            note = a.result_note(self.last_failed)
             if note:
                 notes = [note, *notes]  # see Phrases.answer_note for why
+            if a.answer_after_results and not self.last_failed and strategy != "none":
+                strategy = ANSWER  # words only, under the same prompt (see answer_after_results)
         if hop == 0 and a._warm is not None:
             a._warm.wait()  # the prefix is (being) evaluated: let it finish first
         request = LLMRequest(hop=hop, messages=self._messages(),
@@ -169,7 +172,7 @@ class RunningTurn(HopStream, CallDispatch):
             self.spoken_hop_commit(spoken_before)
             return Done(out.end_reply, STOP_HOOK)
         output = out.payload
-        if request.strategy == "none" and output.calls:
+        if request.strategy in ("none", ANSWER) and output.calls:
             output = output.replace(calls=[])  # no tools were offered: a call is not acted on
         if output.retry:
             self.spoken_hop_commit(spoken_before)

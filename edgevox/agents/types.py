@@ -19,6 +19,13 @@ STOP_CONTEXT = "context_overflow"  # the current turn alone does not fit the con
 STOP_ERROR = "error"  # the backend failed
 STOP_CONFIRM = "confirm"  # the agent asked before acting; the calls wait for a yes or no
 
+#: The strategy of a hop that may only answer in words but renders the tools like every
+#: other hop, so the KV cache keeps the prompt prefix ("none" offers no tools: another
+#: prompt from the system message on). Why: after a result the small model's usual mistake
+#: is to call again instead of answering, and under the envelope the answer-only grammar
+#: forces ``{"answer": "``: tokens evaluated in the prompt's batch, not sampled one by one.
+ANSWER = "answer"
+
 
 @dataclass
 class CallRecord:
@@ -116,7 +123,8 @@ class LLMRequest:
     """``before_llm`` payload: what the next generation will see.
 
     ``strategy`` is the grammar strategy (see ``edgevox.grammars.tool_choice_strategy``):
-    "none" (no tools offered), "free", "reply_or_tool", "required" or ("single", name).
+    "none" (no tools offered), ``ANSWER`` (words only, tools still rendered), "free",
+    "reply_or_tool", "required" or ("single", name).
     ``notes`` are one-off runtime notes to the model for this generation only (retry
     hints); they are never stored in the session.
     """

@@ -65,6 +65,21 @@ EXAMPLES: dict[str, list[tuple[str, dict[str, Any]]]] = {
 }
 
 
+#: Whole rounds (``@tool(rounds=)``): a request, its call, the result and the short answer
+#: spoken after it, shown once per tool in the prompt prefix. Why: when the model words a
+#: result (a tool without ``say=``, or one whose sentence cannot be made), it answered by
+#: saying the request back ("Turn on the kitchen light." -> "Turn on the kitchen light.");
+#: one round that ends in a sentence about the result shows that hop what it is for.
+#: Written for this project, none from an evaluation set.
+ROUNDS: dict[str, list[tuple[str, dict[str, Any], Any, str]]] = {
+    "set_light": [("Lights on in the dining room, please.", {"room": "dining room", "on": True},
+                   {"room": "dining room", "on": True, "brightness": 100}, "The dining room light is on.")],
+    "get_weather": [("Is it cold outside?", {},
+                     {"location": "home", "temp_c": 9, "sky": "cloudy", "rain_chance": 70},
+                     "It's 9 degrees and cloudy, with a 70 percent chance of rain.")],
+}
+
+
 @dataclass
 class Home:
     """The state the tools change; thread-safe because tools may run concurrently."""
@@ -90,7 +105,7 @@ class Home:
         """The tools bound to this home."""
         home = self
 
-        @tool(say=_say_light, examples=EXAMPLES["set_light"])
+        @tool(say=_say_light, examples=EXAMPLES["set_light"], rounds=ROUNDS["set_light"])
         def set_light(room: Room, on: bool, brightness: int | None = None) -> dict:
             """Switch the light of a room on or off, or set its brightness. Only lights:
             not fans, blinds, doors or other devices.
@@ -241,7 +256,7 @@ class Home:
                 home.shopping.remove(hit)
             return {"removed": hit}
 
-        @tool(say=_say_weather, examples=EXAMPLES["get_weather"])
+        @tool(say=_say_weather, examples=EXAMPLES["get_weather"], rounds=ROUNDS["get_weather"])
         def get_weather(location: str | None = None) -> dict:
             """Tell the weather outside: temperature, sky and chance of rain.
 

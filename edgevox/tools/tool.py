@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import json
 import logging
 import sys
 from collections.abc import Callable, Mapping
@@ -61,6 +62,7 @@ class Tool:
         say: str | Callable[[Any], str] | None = None,
         examples: Any = None,
         confirm: bool | str = False,
+        rounds: Any = None,
     ) -> None:
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise ToolDefinitionError(
@@ -97,9 +99,11 @@ class Tool:
         self.examples: list[tuple[str, dict[str, Any]]] = _check_examples(name, examples)
         #: ask the user before every call (True, or a question with {argument} fields)
         self.confirm: bool | str = confirm
+        #: (request, arguments, result, answer): whole rounds the agent shows the model
+        self.rounds: list[tuple[str, dict[str, Any], Any, str]] = _check_rounds(name, rounds)
         self.is_async = fn is not None and _is_async_callable(fn)
         self._validator = Draft202012Validator(schema)
-        for request, arguments in self.examples:
+        for request, arguments, *_ in [*self.examples, *self.rounds]:
             try:
                 self._check(arguments)
             except ToolArgumentError as e:
@@ -128,6 +132,7 @@ class Tool:
         say: str | Callable[[Any], str] | None = None,
         examples: Any = None,
         confirm: bool | str = False,
+        rounds: Any = None,
     ) -> Tool:
         """Build a tool from type hints and docstring (see ``tool``).
 
@@ -156,6 +161,7 @@ class Tool:
             say=say,
             examples=examples,
             confirm=confirm,
+            rounds=rounds,
         )
         self._model = fs.model
         self._params = fs.params
@@ -306,6 +312,23 @@ def _check_examples(name: str, examples: Any) -> list[tuple[str, dict[str, Any]]
     return out
 
 
+def _check_rounds(name: str, rounds: Any) -> list[tuple[str, dict[str, Any], Any, str]]:
+    """``rounds=`` as a list of (request, arguments, result, answer); a clear error otherwise."""
+    out: list[tuple[str, dict[str, Any], Any, str]] = []
+    try:
+        for request, arguments, result, answer in rounds or []:
+            if not all(isinstance(s, str) and s.strip() for s in (request, answer)) \
+                    or not isinstance(arguments, Mapping):
+                raise TypeError
+            json.dumps(result)  # shown to the model as JSON, like a real result
+            out.append((request.strip(), dict(arguments), result, answer.strip()))
+    except (TypeError, ValueError):
+        raise ToolDefinitionError(f"tool {name!r}: rounds must be (request, arguments, JSON result, answer) "
+                                  f"tuples, e.g. (\"Lights off\", {{\"on\": false}}, {{\"on\": false}}, "
+                                  f"\"The light is off.\")") from None
+    return out
+
+
 def _caller_locals() -> dict[str, Any] | None:
     """Locals of the scope that applied the decorator (two frames up), copied."""
     frame = sys._getframe(2)
@@ -326,6 +349,7 @@ def tool(
     say: str | Callable[[Any], str] | None = None,
     examples: Any = None,
     confirm: bool | str = False,
+    rounds: Any = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -339,6 +363,7 @@ def tool(
     say: str | Callable[[Any], str] | None = None,
     examples: Any = None,
     confirm: bool | str = False,
+    rounds: Any = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a function into a ``Tool``: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``.
 
@@ -355,17 +380,20 @@ def tool(
     ``[("request", arguments), ...]``; the agent shows them to the model as demonstrations
     (``edgevox.agents.demonstrations``). ``confirm``: ask the user before every call
     (True, or the question itself with ``{argument}`` fields, e.g. "Unlock the {door}?").
+    ``rounds``: whole example rounds, ``[("request", arguments, result, "spoken answer")]``:
+    the agent shows the model the call, the result and the answer (how a result is worded,
+    for the hop that words it when the tool has no ``say`` or it failed).
     """
     if fn is not None:
         return Tool.from_function(
             fn, name=name, description=description, timeout=timeout, localns=_caller_locals(),
-            say=say, examples=examples, confirm=confirm,
+            say=say, examples=examples, confirm=confirm, rounds=rounds,
         )
 
     def decorate(f: Callable[..., Any]) -> Tool:
         return Tool.from_function(
             f, name=name, description=description, timeout=timeout, localns=_caller_locals(),
-            say=say, examples=examples, confirm=confirm,
+            say=say, examples=examples, confirm=confirm, rounds=rounds,
         )
 
     return decorate

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.types import ANSWER
 
 NOTE = "Already called with these arguments in this turn; do not call it again. Answer the user from this result."
 
@@ -48,7 +49,8 @@ class LoopGuard(Hook):
                                              value=value, call_id=call.id), reason="repeated call")
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
-        if not ctx.state(self).pop("force_reply", False) or request.strategy == "none":
+        if not ctx.state(self).pop("force_reply", False) or request.strategy in ("none", ANSWER):
             return None
-        return HookResult.replace(dataclasses.replace(request, strategy="none", notes=[*request.notes, ctx.agent.phrases.answer_note]),
+        # words only, the tools still rendered: "none" would lose the cached prompt prefix
+        return HookResult.replace(dataclasses.replace(request, strategy=ANSWER, notes=[*request.notes, ctx.agent.phrases.answer_note]),
                                   reason="reply only after a loop", counted=False)
