@@ -169,16 +169,10 @@ def avoid_all_rules(rs: RuleSet, hint: str, forbidden: list[str] | tuple[str, ..
         return avoid_rules(rs, hint, words[0], followed_by=followed_by)
     if not words:
         return rs.add(hint, "[^\\x00]*")
-    states = sorted({w[:k] for w in words for k in range(len(w))}, key=lambda p: (len(p), p))
-    index = {p: i for i, p in enumerate(states)}
-    names = [rs.name(hint if i == 0 else f"{hint}-{i}") for i in range(len(states))]
-    chars = sorted({c for w in words for c in w})
+    from edgevox.llm.constrained.automaton import avoid_automaton
 
-    def step(state: str, ch: str) -> str | None:
-        s = state + ch
-        if any(s.endswith(w) for w in words):
-            return None
-        return next(s[k:] for k in range(len(s) + 1) if s[k:] in index)
+    states, index, chars, step = avoid_automaton(words)
+    names = [rs.name(hint if i == 0 else f"{hint}-{i}") for i in range(len(states))]
 
     def can_end(state: str) -> bool:
         for i, ch in enumerate(followed_by or ""):

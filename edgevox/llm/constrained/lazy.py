@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .automaton import avoid_automaton
 from .engine import grammar_source
 from .gbnf_ops import (
     derive_gbnf,
@@ -171,19 +172,7 @@ def _lark(g: TriggeredGrammar) -> str:
 
 def _avoid_automaton(triggers: Sequence[str]) -> str:
     """Rules ``lz-p<i>``: any text in which no trigger occurs (Aho-Corasick states)."""
-    prefixes = sorted({t[:k] for t in triggers for k in range(len(t))}, key=lambda s: (len(s), s))
-    index = {p: i for i, p in enumerate(prefixes)}
-    alphabet = sorted({c for t in triggers for c in t})
-
-    def step(state: str, c: str) -> str | None:
-        s = state + c
-        if any(s.endswith(t) for t in triggers):
-            return None  # a trigger would occur: not prose any more
-        for k in range(len(s), -1, -1):
-            if s[len(s) - k:] in index:
-                return s[len(s) - k:]
-        return ""
-
+    prefixes, index, alphabet, step = avoid_automaton(triggers)  # step None: a trigger occurs, not prose any more
     lines = []
     for p in prefixes:
         by_target: dict[int, list[str]] = {}
