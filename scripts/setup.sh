@@ -65,8 +65,9 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   echo "$want" > "$stamp"
 fi
 
-# 5. Default models: LLM, Gemma 3 270M base (grammar tests), Whisper tiny.en, Piper voice.
-for model in ${EDGEVOX_MODELS:-qwen2.5-coder-0.5b gemma-3-270m whisper-tiny.en piper-joe-medium}; do
+# 5. Default models: LLM, Gemma 3 270M base (grammar tests), Whisper tiny.en, Piper voice,
+#    MiniLM sentence embeddings (the voice assistant's relevance gate).
+for model in ${EDGEVOX_MODELS:-qwen2.5-coder-0.5b gemma-3-270m whisper-tiny.en piper-joe-medium minilm-l6}; do
   "$VENV/bin/edgevox" models path "$model" >/dev/null
 done
 

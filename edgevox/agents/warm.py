@@ -47,6 +47,15 @@ class WarmJob:
             log.warning("agent %r: warming the prompt prefix failed (%s)", agent.name, self.error)
         finally:
             self._done.set()
+        # then hooks with models of their own load them (the relevance gate), after the
+        # prefix: the first turn waits for the prefix only
+        for h in agent.hooks.hooks:
+            prepare = getattr(h, "prepare", None)
+            if callable(prepare):
+                try:
+                    prepare(agent)
+                except Exception as exc:  # noqa: BLE001 -- the hook loads it when it needs it
+                    log.warning("agent %r: preparing hook %r failed (%s)", agent.name, h.name, exc)
 
     def wait(self, timeout: float | None = None) -> dict | None:
         """Block until the warm-up ended; its info (None if it failed or timed out)."""

@@ -37,7 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, default=None,
                    help="only the first N items of each split, in a fixed order that mixes every kind")
     p.add_argument("--without-hook", action="append", default=[], metavar="NAME",
-                   help="run without this default SLM hook (e.g. false_claim: what the agent says unchecked)")
+                   help="run without this hook of the voice assistant (e.g. false_claim: what the agent says "
+                        "unchecked; relevance: no relevance gate)")
     p.add_argument("--data", type=Path, default=None, help="a folder of *.jsonl items instead of the shipped set")
     p.add_argument("--out", type=Path, default=None, help="write one JSON line per turn here")
     p.add_argument("--from", dest="from_rows", type=Path, action="append", default=None,
@@ -81,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
 
     options = parse_options(args.agent_options)
     if args.without_hook:
-        from edgevox.agents import default_slm_hooks
+        from edgevox.examples.home import home_hooks
 
-        hooks = default_slm_hooks()
+        hooks = home_hooks()
         unknown = set(args.without_hook) - {h.name for h in hooks}
         if unknown:
             raise ValueError(f"no default hook named {', '.join(sorted(unknown))}; "

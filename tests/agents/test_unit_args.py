@@ -7,7 +7,7 @@ import pytest
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.slm.unit_args import move_units, said_units
+from edgevox.agents.slm.unit_args import fix_decimal, move_units, said_decimals, said_units
 from edgevox.examples.home import Home
 
 TIMER = {t.name: t for t in Home().tools()}["start_timer"]
@@ -46,3 +46,15 @@ def test_the_hook_moves_them_before_the_tool_runs():
     assert [{k: c.arguments[k] for k in ("hours", "minutes", "seconds")} for c in r.calls] == [
         {"hours": 2, "minutes": 15, "seconds": 0}]
     assert home.timers[0]["seconds"] == 2 * 3600 + 15 * 60 and ag.hook_stats["unit_args"] == 1
+
+
+def test_a_fraction_said_in_words_is_kept_for_a_number_parameter():
+    assert said_decimals("Make it twenty point five degrees.") == [20.5]
+    assert said_decimals("Set it to 21 point 5.") == [21.5] and said_decimals("Good point, five more.") == []
+    tools = {t.name: t for t in Home().tools()}
+    heat = {"temperature": 20, "unit": "celsius"}
+    assert fix_decimal("Make it twenty point five degrees.", tools["set_thermostat"], heat)["temperature"] == 20.5
+    assert fix_decimal("Make it twenty point five degrees.", tools["set_thermostat"], {"temperature": 22}) is None
+    # an integer parameter keeps its whole number
+    assert fix_decimal("Lights to twenty point five.", tools["set_light"], {"room": "office", "on": True,
+                                                                          "brightness": 20}) is None

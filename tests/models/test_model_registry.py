@@ -17,7 +17,7 @@ from edgevox.models import registry as reg
 def test_registry_entries_are_complete():
     assert "qwen2.5-coder-0.5b" in MODELS
     for spec in MODELS.values():
-        assert spec.kind in {"gguf", "whisper", "piper"}
+        assert spec.kind in {"gguf", "whisper", "piper", "embedding"}
         assert spec.files and spec.source.startswith(("pypi:", "hf:"))
         if spec.kind == "gguf":
             assert spec.preset, spec.name

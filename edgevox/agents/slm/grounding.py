@@ -55,7 +55,7 @@ from edgevox.agents.slm.vocabulary import (
     tool_words,
 )
 
-__all__ = ["NOTE", "REPLIES", "Grounding", "changes_things", "is_question", "target_words", "tool_words",
+__all__ = ["HANDOVER", "NOTE", "RELATED", "REPLIES", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
            "unknown_place", "unserved_devices", "why_not"]
 
 #: the blocked call's error (recorded with the call; the turn ends with REPLIES[reason])
@@ -74,6 +74,9 @@ _ASKS = frozenset("""
 is are was were isn't aren't did didn't does doesn't do don't has have hasn't haven't how what
 what's whats when where which who whose why how's hows
 """.split())
+#: "do" opens a question only before its subject ("Do you ...", "Does it ..."), else it is an order
+_DO = frozenset({"do", "does"})
+_SUBJECTS = frozenset("i you we they he she it this that these those there".split())
 _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
 #: words that make a terse line ending in "?" a question about a state ("Timer status?")
 _STATE = frozenset({"status", "state", "left", "remaining"})
@@ -82,11 +85,15 @@ _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor
 
 
 def is_question(text: str) -> bool:
-    """A question about something, not a polite request ("Can you dim the lights?")."""
+    """A question about something, not a polite request ("Can you dim the lights?") nor an
+    order that starts with "do" ("Do the bedroom as well.")."""
     words = re.findall(r"[a-z']+", text.lower())
     if not words or " ".join(words).startswith(_NOT_ASKING):
         return False
-    return words[0] in _ASKS or (text.rstrip().endswith("?") and bool(_STATE & set(words)))
+    asked = text.rstrip().endswith("?")
+    if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
+        return False
+    return words[0] in _ASKS or (asked and bool(_STATE & set(words)))
 
 
 def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
@@ -173,6 +180,28 @@ def previous_request(ctx: TurnContext) -> str:
     return users[-2] if len(users) > 1 and users[-1] == ctx.text else (users[-1] if users and users[-1] != ctx.text else "")
 
 
+def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str | None:
+    """``why_not`` for a call in a running turn: a request that points back ("Now turn it
+    off again.") is read together with the one before it."""
+    tools = list(ctx.registry)
+    reason = why_not(ctx.text, tool, arguments, tools)
+    if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()):
+        return None  # near the tool's requests by meaning (the relevance gate said so)
+    if reason == "unrelated" and points_back(ctx.text):
+        before = previous_request(ctx)
+        if before and why_not(f"{before} {ctx.text}", tool, arguments, tools) is None:
+            return None  # "Now turn it off again." after "Bathroom light on."
+    return reason
+
+
+#: keys of the grounding hook's turn state that another hook (the relevance gate) may set
+#: before a call is checked: HANDOVER -- a blocked call's turn goes on to the next hop instead
+#: of ending in words; RELATED -- names of tools the request is about by meaning, though it
+#: shares no word with them (their "unrelated" check is skipped)
+HANDOVER = "handover"
+RELATED = "related"
+
+
 def _device_word(request: str, tools: Iterable[Any]) -> str:
     stems = unserved_devices(request, tools)
     for word in re.findall(r"[A-Za-z]+", request):
@@ -205,11 +234,7 @@ class Grounding(Hook):
         if tool is None or not isinstance(call.arguments, dict) or ctx.successes():
             return None  # unknown names are unknown_tool's; after a success the turn is on track
         tools = list(registry)
-        reason = why_not(ctx.text, tool, call.arguments, tools)
-        if reason == "unrelated" and points_back(ctx.text):
-            before = previous_request(ctx)
-            if before and why_not(f"{before} {ctx.text}", tool, call.arguments, tools) is None:
-                reason = None  # "Now turn it off again." after "Bathroom light on."
+        reason = reason_for(ctx, tool, call.arguments)
         if reason is None:
             return None
         reply = REPLIES[reason]
@@ -224,7 +249,10 @@ class Grounding(Hook):
         return HookResult.replace(blocked, reason=f"{call.name} is not about the request ({reason})")
 
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
-        reply = ctx.state(self).get("blocked", {}).pop(id(result), None)
+        st = ctx.state(self)
+        reply = st.get("blocked", {}).pop(id(result), None)
         if reply is None:
             return None
+        if st.pop(HANDOVER, None):
+            return None  # another hook takes the turn on to the next hop (the relevance gate's redirect)
         return HookResult("end", reply=reply, reason="answered in words", counted=False)  # counted when blocked

@@ -100,6 +100,33 @@ def move_units(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     return fixed
 
 
+def said_decimals(request: str) -> list[float]:
+    """Numbers with a fraction the request says in words ("twenty point five" -> 20.5)."""
+    words = _TOKEN.findall(request.lower().replace("-", " "))
+    out = []
+    for i in range(len(words) - 2):
+        num = _number(words, i)
+        if num is None or i + num[1] + 1 >= len(words) or words[i + num[1]] != "point":
+            continue
+        digit = words[i + num[1] + 1]
+        frac = _SMALL.index(digit) if digit in _SMALL[:10] else int(digit) if digit.isdigit() and len(digit) == 1 else None
+        if frac:
+            out.append(num[0] + frac / 10)
+    return out
+
+
+def fix_decimal(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A number said with a fraction in words that the call cut to its whole part
+    ("Make it twenty point five degrees." -> 20, not 20.5), for a parameter of type number."""
+    for value in said_decimals(request):
+        for key, schema in properties(tool).items():
+            held = arguments.get(key)
+            if ("number" in str(schema.get("type")) and isinstance(held, (int, float)) and not isinstance(held, bool)
+                    and held == int(value)):
+                return {**arguments, key: value}
+    return None
+
+
 class UnitArgs(Hook):
     """Moves numbers to the unit the request said and sets amounts said in words (see the
     module docstrings of ``unit_args`` and ``amounts``)."""
@@ -113,7 +140,7 @@ class UnitArgs(Hook):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
         arguments = fixed or call.arguments
-        for fix in (fix_duration, fix_extreme, fix_label):
+        for fix in (fix_duration, fix_extreme, fix_label, fix_decimal):
             arguments = fix(ctx.text, tool, arguments) or arguments
         if arguments is call.arguments:
             return None

@@ -1,0 +1,261 @@
+"""Relevance by meaning: is a request for one of the tools at all, and for which one.
+
+Grounding (``grounding.py``) compares words; a request said in words no tool uses ("Unpause
+it.", "Kill the lights") shares none, and a line that shares a word ("Why is the sky
+blue?" -> the weather) looks grounded. Here the request is compared by meaning: a sentence
+embedding (``edgevox.llm.embedding``, all-MiniLM-L6-v2) against two pools of short lines,
+
+* each tool's requests: its ``@tool(examples=)`` and the first sentence of its description
+  (from the registry, so any tool set has them), and
+* ``NO_TOOL_LINES``: a fixed, generic pool of things people say to an assistant that no
+  device tool serves (greetings, thanks, "never mind", knowledge, arithmetic, opinions),
+  written here and taken from no evaluation set.
+
+The nearest neighbour in each pool gives a similarity per tool and one for "no tool"
+(``Relevance``); the gate that acts on them is ``RelevanceGate``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from edgevox.agents.demonstrations import first_sentence, tool_spec
+from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.grounding import HANDOVER, RELATED, Grounding, reason_for
+from edgevox.agents.slm.vocabulary import content_words, tool_words
+
+log = logging.getLogger(__name__)
+
+#: Generic lines no device tool serves (written for this project, not from an evaluation).
+NO_TOOL_LINES: tuple[str, ...] = (
+    "Hi there.", "Hello, how's it going?", "Good morning.", "Hey.", "Good night.", "See you later.",
+    "Thanks!", "Thank you so much.", "Great, thanks.", "Okay.", "Never mind.",
+    "Cancel that, I changed my mind.", "Forget what I said.", "Nothing, sorry.",
+    "Sorry, I wasn't talking to you.", "Hmm.", "Let me think.", "Who are you?", "What can you do?",
+    "Tell me a joke.", "How are you?", "You're great.", "I love you.", "That's wrong.", "Are you a robot?",
+    "What is the capital of France?", "Who wrote Hamlet?", "How far is the moon?",
+    "What does photosynthesis mean?", "Why do cats purr?", "How do I boil an egg?", "What is 12 times 7?",
+    "What's the square root of 81?", "How many days are in a leap year?", "Convert 5 miles to kilometers.",
+    "Spell necessary.", "What's your favorite color?", "Can you recommend a good book?",
+    "Tell me about the Roman empire.", "What's the meaning of life?", "What did I just ask you?",
+    "Translate hello into Spanish.", "Write me a poem about the sea.", "What's a good name for a dog?",
+    "How do you say thank you in Japanese?", "Who won the world cup in 2018?",
+    "What's the difference between a virus and a bacterium?", "Is the door locked?", "Is the oven on?",
+)
+
+
+#: the gate's thresholds on ``Relevance.margin`` (chosen on dev and dev2; see RelevanceGate)
+ANSWER_BELOW: float | None = None  # measured at -0.15 and left off: see RelevanceGate
+CALL_ABOVE: float | None = 0.15
+REDIRECT_ABOVE: float | None = -0.05
+#: the one-off note of a redirected hop (never stored in the session)
+REDIRECT_NOTE = 'Call {tool} for the request "{request}", with the arguments it says.'
+TRUST_ABOVE: float | None = 0.2
+TRUST_LEAD = 0.1
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """How near a request is to each tool's requests and to the no-tool lines (cosines)."""
+
+    tools: dict[str, float]
+    none: float
+
+    @property
+    def best(self) -> tuple[str | None, float]:
+        """The nearest tool and its similarity (None: no tools)."""
+        if not self.tools:
+            return None, -1.0
+        name = max(self.tools, key=self.tools.__getitem__)
+        return name, self.tools[name]
+
+    @property
+    def margin(self) -> float:
+        """Nearest tool minus nearest no-tool line: above 0 the request looks like a tool's."""
+        return self.best[1] - self.none
+
+    def runner_up(self) -> float:
+        """The second tool's similarity (-1 when there is one tool)."""
+        sims = sorted(self.tools.values(), reverse=True)
+        return sims[1] if len(sims) > 1 else -1.0
+
+
+def tool_lines(tool: Any) -> list[str]:
+    """What a tool's requests sound like: its examples' requests and its description's first sentence."""
+    name, description, _, examples = tool_spec(tool)
+    lines = [request for request, _ in examples]
+    head = first_sentence(description).strip() or name.replace("_", " ")
+    return [*lines, head]
+
+
+class ToolIndex:
+    """The two pools of one tool set, embedded once; ``relevance(text)`` scores a request."""
+
+    def __init__(self, tools: Iterable[Any], embedder: Any, no_tool: Iterable[str] = NO_TOOL_LINES):
+        import numpy as np
+
+        self.embedder = embedder
+        self.lines: list[str] = []
+        self.owner: list[str] = []
+        for tool in tools:
+            for line in tool_lines(tool):
+                self.lines.append(line)
+                self.owner.append(tool_spec(tool)[0])
+        self.names = list(dict.fromkeys(self.owner))
+        self._tools = embedder.embed(self.lines) if self.lines else np.zeros((0, 384), dtype=np.float32)
+        self._cols = {n: [i for i, o in enumerate(self.owner) if o == n] for n in self.names}
+        self._none = embedder.embed(list(no_tool))
+
+    def relevance(self, text: str) -> Relevance:
+        v = self.embedder.embed([text])[0]
+        sims = self._tools @ v
+        per = {n: float(sims[cols].max()) for n, cols in self._cols.items()}
+        return Relevance(per, float((self._none @ v).max()) if len(self._none) else -1.0)
+
+
+class RelevanceGate(Hook):
+    """Four decisions by meaning, around the model's own (see the module docstring):
+
+    * **answer in words** (off unless ``answer_below`` is given): on the first hop, a
+      request nearer to the no-tool lines than to every tool's requests (``margin`` below
+      ``answer_below``) decodes under the answer-only strategy, so no call can be made.
+      Measured on dev: it changed no verdict (grounding and the model already leave those
+      lines alone), and that strategy renders the prompt without the tool list, so it
+      misses the cached prefix (15-34 s a turn at load 6 instead of 1-2 s);
+    * **call**: a request near a tool (``margin`` at least ``call_above``) must call one
+      on the first hop; which one is still the model's choice, and grounding's check;
+    * **trust**: a call of the nearest tool, well ahead of the others (``margin`` at least
+      ``trust_above``, ``trust_lead`` over the runner-up), is related to the request though
+      it shares no word with it ("Should I bring an umbrella?" -> the weather): grounding
+      skips its no-shared-word check (not the device, question and place checks);
+    * **redirect**: when grounding blocks a call as sharing nothing with the request, and
+      the request looks like one (``margin`` at least ``redirect_above``) for another tool
+      that shares a word of its vocabulary with it, the next hop must call that tool (its
+      arguments are the model's, the request repeated in a note), and grounding checks
+      that call too. At most once a turn.
+
+    None of them right after an action ("And the office.", "Same for the hallway."): a
+    sentence embedding knows nothing of the turn before.
+    Thresholds were chosen on the home evaluation's dev and dev2 splits (evals/README.md).
+    Without the embedding model (onnxruntime or tokenizers missing, the model not pulled
+    and no network) the gate stands aside and says so once in the log.
+    """
+
+    name = "relevance"
+    priority = 4  # before grounding (5): its redirect must be decided before the block ends the turn
+
+    def __init__(self, *, answer_below: float | None = ANSWER_BELOW, call_above: float | None = CALL_ABOVE,
+                 redirect_above: float | None = REDIRECT_ABOVE, trust_above: float | None = TRUST_ABOVE,
+                 trust_lead: float = TRUST_LEAD, embedder: Any = None, **kw: Any):
+        super().__init__(**kw)
+        self.trust_above = trust_above
+        self.trust_lead = trust_lead
+        self.answer_below = answer_below
+        self.call_above = call_above
+        self.redirect_above = redirect_above
+        self._embedder = embedder
+        self._failed = False
+
+    def index(self, registry: Any) -> ToolIndex | None:
+        """The registry's two pools, embedded once per tool set and process (None: no
+        embedding model). Shared by every gate: the voice and the evaluation build a fresh
+        agent, and so a fresh gate, per conversation."""
+        key = (registry.fingerprint, id(self._embedder))
+        with _INDEX_LOCK:
+            if key in _INDEXES or self._failed:
+                return _INDEXES.get(key)
+            try:
+                embedder = self._embedder
+                if embedder is None:
+                    from edgevox.llm.embedding import load_embedder
+
+                    embedder = load_embedder()
+                _INDEXES[key] = ToolIndex(list(registry), embedder)
+            except Exception as exc:  # noqa: BLE001 -- an optional model: the gate stands aside
+                self._failed = True
+                log.warning("relevance gate off: no sentence embeddings (%s: %s)", type(exc).__name__, exc)
+                return None
+            return _INDEXES[key]
+
+    def prepare(self, agent: Any) -> None:
+        """Load the model and embed the registry's pools now (the agent's warm-up calls it)."""
+        if len(agent.registry):
+            self.index(agent.registry)
+
+    def _relevance(self, ctx: TurnContext) -> Relevance | None:
+        """The request's relevance, once a turn; None without a model, and right after an
+        action: a line then may go on with it ("And the office.", "Same for the hallway."),
+        and a sentence embedding knows nothing of the turn before."""
+        st = ctx.state(self)
+        if "relevance" not in st:
+            index = self.index(ctx.registry) if len(ctx.registry) else None
+            quiet = index is None or _after_action(ctx)  # (a first turn's "it" points nowhere back)
+            st["relevance"] = None if quiet else index.relevance(ctx.text)
+        return st["relevance"]
+
+    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        st = ctx.state(self)
+        if st.get("redirect") and not st.get("redirected") and request.tools:
+            st["redirected"] = True
+            # the request again, last: the model then takes the arguments from it, not from
+            # the demonstrations (measured: "a forty five minute timer" -> the demo's 1 h 5 s)
+            note = REDIRECT_NOTE.format(tool=st["redirect"], request=ctx.text)
+            return HookResult.replace(dataclasses.replace(request, strategy=("single", st["redirect"]),
+                                                          notes=[note]),
+                                      reason=f"redirected to {st['redirect']}", counted=False)
+        if ctx.hop != 0 or request.strategy not in ("reply_or_tool", "free") or not request.tools:
+            return None  # a forced or tool-less hop, or a later one: not the request's first decision
+        rel = self._relevance(ctx)
+        if rel is None:
+            return None
+        if self.answer_below is not None and rel.margin < self.answer_below:
+            return HookResult.replace(dataclasses.replace(request, strategy="none"),
+                                      reason=f"no tool near ({rel.margin:+.2f})")
+        if self.call_above is not None and rel.margin >= self.call_above:
+            return HookResult.replace(dataclasses.replace(request, strategy="required"),
+                                      reason=f"{rel.best[0]} near ({rel.margin:+.2f})")
+        return None
+
+    def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
+        st = ctx.state(self)
+        tool = ctx.registry.get(call.name)
+        if st.get("redirect") or ctx.successes() or tool is None or not isinstance(call.arguments, dict):
+            return None
+        rel = self._relevance(ctx)
+        if rel is None:
+            return None
+        name, sim = rel.best
+        if (name == call.name and self.trust_above is not None and rel.margin >= self.trust_above
+                and sim - rel.runner_up() >= self.trust_lead):
+            ctx.state(Grounding.name).setdefault(RELATED, set()).add(name)  # "Bring an umbrella?" -> weather
+            return None
+        if (self.redirect_above is None or rel.margin < self.redirect_above or name in (None, call.name)
+                or ctx.hops_left < 2 or reason_for(ctx, tool, call.arguments) != "unrelated"):
+            return None  # grounded, or blocked for a device, a question, a place: not a wrong tool
+        if not content_words(ctx.text) & tool_words(ctx.registry.get(name)):
+            # the other tool must share a word of its own with the request: measured on dev,
+            # "Mow the lawn." went on to the shopping list with the request copied as its item
+            return None
+        st["redirect"] = name
+        ctx.state(Grounding.name)[HANDOVER] = True
+        return None
+
+
+_INDEXES: dict[Any, ToolIndex] = {}
+_INDEX_LOCK = threading.Lock()
+
+
+def _after_action(ctx: TurnContext) -> bool:
+    """Did the turn before this one make a call? (short lines then often go on with it)"""
+    msgs = getattr(ctx.session, "messages", [])
+    for m in reversed(msgs[:-1] if msgs and msgs[-1].get("content") == ctx.text else msgs):
+        if m.get("role") == "user":
+            return False
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            return True
+    return False

@@ -1,0 +1,90 @@
+"""The relevance gate: sentence embeddings of the registry's requests against generic no-tool lines.
+
+The embedder is the real all-MiniLM-L6-v2 (int8 ONNX through the registry, like every
+model); the gate's loop logic runs on the scripted backend, and once on the real model.
+"""
+
+from __future__ import annotations
+
+import pytest
+from agent_fakes import ScriptedBackend, call
+
+from edgevox.agents import default_slm_hooks
+from edgevox.agents.slm.relevance import NO_TOOL_LINES, RelevanceGate, ToolIndex, tool_lines
+from edgevox.examples.home import Home
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from edgevox.llm.embedding import load_embedder
+
+    return load_embedder()
+
+
+def test_sentences_are_unit_vectors_and_alike_ones_are_near(embedder):
+    v = embedder.embed(["Switch off the lamp in the bedroom.", "Bedroom light off.", "Who wrote Hamlet?"])
+    assert v.shape == (3, 384)
+    assert abs(float((v * v).sum(1).max()) - 1) < 1e-4
+    assert float(v[0] @ v[1]) > float(v[0] @ v[2]) + 0.3
+    again = embedder.embed(["Bedroom light off."])[0]
+    assert float(again @ v[1]) > 0.999  # the same text, the same vector (kept)
+
+
+def test_the_index_is_built_from_the_registry(embedder):
+    tools = Home().tools()
+    index = ToolIndex(tools, embedder)
+    light = next(t for t in tools if t.name == "set_light")
+    assert tool_lines(light)[0] == "Lights off in the bedroom." and len(index.names) == len(tools)
+    # phrasings that share no word with a tool's examples still find it
+    for text, name in [("Kill the lamps in the office.", "set_light"), ("Skip to the next song.", "media_control"),
+                       ("Crank up the heat, I'm cold.", "set_thermostat"), ("Wake me in 20 minutes.", "start_timer")]:
+        assert index.relevance(text).best[0] == name, text
+    for text in ("Tell me a joke.", "Who painted the Mona Lisa?"):
+        rel = index.relevance(text)
+        assert rel.margin < 0, (text, rel)
+    assert index.relevance("Dim the kitchen light to 30 percent.").margin > 0.2
+    assert len(NO_TOOL_LINES) >= 40
+
+
+def _gated(script, embedder, **options):
+    """A home agent on a scripted backend, with the gate in front of the default hooks."""
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend(script, preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be, hooks=[RelevanceGate(embedder=embedder, **options), *default_slm_hooks()])
+    return be, agent, home
+
+
+class _Broken:
+    def embed(self, texts):
+        raise OSError("no model here")
+
+
+def test_the_gate_answers_far_requests_in_words_and_stands_aside_without_a_model(embedder):
+    script = ['{"answer": "Why did the lamp go to school? To get brighter."}',
+              '{"tool": "set_light", "arguments": {"room": "office", "on": false}}']
+    be, agent, home = _gated(script, embedder, answer_below=-0.15)  # off by default (the prefix)
+    r = agent.run("Tell me a joke.")
+    assert be.requests[0]["grammar"].strategy == "answer" and r.calls == []  # the answer-only grammar
+    assert agent.hook_stats["relevance"] == 1
+    r = agent.run("Office lights off.")
+    assert be.requests[1]["grammar"].strategy != "answer" and home.lights["office"] is False
+    # without embeddings the gate does nothing (and the turn is not failed)
+    be, agent, home = _gated([call("set_light", room="office", on=True)], _Broken())
+    agent.run("Office light on.")
+    assert home.lights["office"] is True and "relevance" not in agent.hook_stats
+
+
+@pytest.mark.model
+def test_on_the_real_model_small_talk_is_left_alone_and_a_near_request_must_call(qwen_backend):
+    from edgevox.examples.home import home_agent
+
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
+    agent, home = home_agent(model)
+    r = agent.run("Tell me a joke about cats.")
+    assert not any(c.dispatched for c in r.calls) and r.reply.strip(), (r.calls, r.reply)
+    agent, home = home_agent(model)
+    r = agent.run("Office lights out, please.")
+    assert agent.hook_stats.get("relevance") == 1, agent.hook_stats  # near set_light: the hop must call
+    ran = [(c.name, c.arguments.get("room"), c.arguments.get("on")) for c in r.calls if c.dispatched]
+    assert ran == [("set_light", "office", False)] and home.lights["office"] is False, (r.calls, r.reply)
