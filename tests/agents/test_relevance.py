@@ -81,7 +81,7 @@ def test_on_the_real_model_small_talk_is_left_alone_and_a_near_request_must_call
 
     model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
     agent, home = home_agent(model)
-    r = agent.run("Tell me a joke about cats.")
+    r = agent.run("Tell me a joke.")
     assert not any(c.dispatched for c in r.calls) and r.reply.strip(), (r.calls, r.reply)
     agent, home = home_agent(model)
     r = agent.run("Office lights out, please.")
