@@ -106,10 +106,13 @@ def test_bad_rounds_are_refused_when_the_tool_is_defined():
 
 def test_after_results_the_hop_only_answers_and_keeps_the_tools_rendered():
     backend = ScriptedBackend([call("get_time"), call("get_time"), "It is 14:05."])
-    agent = LLMAgent("t", tools=_tools(), model=backend, warm=False)
+    agent = LLMAgent("t", tools=_tools(), model=backend, warm=False, demonstrations=True)
     agent.answer_after_results = True
     r = agent.run("Time?")
     assert r.reply == "It is 14:05." and [c.name for c in r.calls] == ["get_time"]  # the second call is not run
+    # the grammar does what the answer note asked: neither the hop nor the rounds carry it
+    assert all(agent.phrases.answer_note not in req["prompt"] for req in backend.requests)
+    assert "The den light is on." in backend.requests[0]["prompt"]
     assert all(req["prompt"].startswith("<tools>") for req in backend.requests)
     # under the envelope the answer hop decodes under the answer-only grammar
     env = ScriptedBackend(['{"tool": "get_time", "arguments": {}}', '{"answer": "It is 14:05."}'], preset="envelope")
@@ -127,6 +130,7 @@ def test_a_failed_call_leaves_the_next_hop_free_to_call_again():
     agent.answer_after_results = True
     r = agent.run("Den light on.")
     assert [c.ok for c in r.calls] == [False, True] and r.reply == "The den light is on."
+    assert agent.phrases.failed_note in backend.requests[1]["prompt"]
 
 
 # -- on the real model ------------------------------------------------------------------------
@@ -144,11 +148,14 @@ def test_real_model_a_tool_without_say_is_worded_in_two_hops(qwen_backend):
     for t in agent.registry:
         t.say = None
     assert agent.rounds and agent.answer_after_results
-    for text, room in (("Turn on the kitchen light.", "kitchen"), ("Switch off the light in the bedroom.", "bedroom"),
-                       ("Switch on the hallway light.", "hallway")):
+    for text, room, on in (("Turn on the kitchen light.", "kitchen", True),
+                           ("Switch off the light in the bedroom.", "bedroom", False),
+                           ("Switch on the hallway light.", "hallway", True)):
         agent.reset()
         r = agent.run(text)
         assert [c.name for c in r.calls] == ["set_light"] and r.calls[0].arguments["room"] == room
+        assert home.lights[room] is on
         assert r.hops == 2 and not repeats_request(r.reply, text), (text, r.reply)
-        assert room in r.reply.lower(), r.reply
+        words = r.reply.lower().rstrip(".").split()
+        assert room in words and ("off" in words) is not on, r.reply  # about what happened
     assert "echo_guard" not in agent.hook_stats
