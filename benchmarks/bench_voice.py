@@ -279,9 +279,14 @@ def main() -> None:
 
         backend = load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"), preset=_shipped_profile(), n_ctx=4096)
         agent, _home = home_agent(backend)
-        bare, _home2 = home_agent(backend, warm=False)
+        # the model words every result (a second hop): its own loaded copy of the model, since
+        # its prefix differs (whole rounds are shown when a tool has no say=) and each agent
+        # keeps its prefix warm in its own KV cache
+        bare, _home2 = home_agent(load_model(_model("EDGEVOX_TEST_QWEN", "qwen2.5-coder-0.5b"),
+                                             preset=_shipped_profile(), n_ctx=4096), warm=False)
         for t in bare.registry:
-            t.say = None  # the model words every result: a second hop
+            t.say = None
+        bare.warm(wait=True)
 
         def responder_of(a, prefill: bool = True):
             def respond(text: str, stop: threading.Event):
@@ -313,6 +318,7 @@ def main() -> None:
         mem["after_agent_rows"] = peak_memory_mb()
         prefill = prefill_rates(backend, agent)
         backend.close()
+        bare.backend.close()
         if not args.no_fresh:
             for mode in FRESH_MODES:
                 rows[f"fresh / {mode}"] = []

@@ -317,12 +317,17 @@ class LLMAgent:
     @property
     def rounds(self) -> list[Any]:
         """Whole example rounds (request, call, result, answer) from the tools' ``rounds=``,
-        shown before the demonstrations when those are built from the tools."""
+        shown before the demonstrations when those are built from the tools and some tool
+        has no ``say=``. Why only then: they teach the hop that words a successful result,
+        which a registry whose every tool words its own never runs, and they cost the first
+        hop -- measured with them, small talk drew calls ("Tell me a joke." -> media_control,
+        blocked by grounding: "Sorry, I can't do that." instead of the joke)."""
         from edgevox.agents.demonstrations import round_demonstrations
 
-        if self._demo_setting is not True or not len(self.registry):
+        tools = list(self.registry)
+        if self._demo_setting is not True or all(getattr(t, "say", None) for t in tools):
             return []
-        return round_demonstrations(list(self.registry))
+        return round_demonstrations(tools)
 
     def result_note(self, failed: bool = False) -> str | None:
         """The one-off note of a hop right after tool results, on presets with a tool role

@@ -82,6 +82,11 @@ def test_the_rounds_follow_the_system_message_with_the_note_the_agent_adds():
     # synthetic results (no tool role) carry their own request to answer: no note turn
     env = LLMAgent("t", tools=_tools(), model=ScriptedBackend([], preset="envelope"), demonstrations=True, warm=False)
     assert note not in [m["content"] for m in env.prompt_prefix()]
+    # every tool words its own result: the hop the rounds teach never runs after a success
+    said = _tools()
+    for t in said:
+        t.say = "Done."
+    assert LLMAgent("t", tools=said, model=ScriptedBackend([]), demonstrations=True, warm=False).rounds == []
     # no demonstrations asked for: no rounds either
     bare = LLMAgent("t", tools=_tools(), model=ScriptedBackend([]), demonstrations=False, warm=False)
     assert all(m["content"] != "The den light is on." for m in bare.prompt_prefix())
@@ -144,10 +149,12 @@ def test_real_model_a_tool_without_say_is_worded_in_two_hops(qwen_backend):
     from edgevox.agents.slm.echo_guard import repeats_request
     from edgevox.examples.home import home_agent
 
-    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"), warm=False)
+    assert not agent.rounds  # every home tool has say=: the prefix is the one without rounds
     for t in agent.registry:
         t.say = None
     assert agent.rounds and agent.answer_after_results
+    agent.warm(wait=True)
     for text, room, on in (("Turn on the kitchen light.", "kitchen", True),
                            ("Switch off the light in the bedroom.", "bedroom", False),
                            ("Switch on the hallway light.", "hallway", True)):
