@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from edgevox.bfcl import cli
 from edgevox.bfcl.data import (
     BFCL_VERSION,
     CATEGORIES,
@@ -21,6 +20,7 @@ from edgevox.bfcl.data import (
     fetch,
     load_cases,
 )
+from edgevox.cli import bfcl as cli
 
 # Cases per category in bfcl-eval 2026.3.23 (one JSON object per line).
 EXPECTED_COUNTS = {
@@ -201,7 +201,7 @@ def test_cli_fetch_reports_one_error_sentence(tmp_path, capsys):
 
 def test_cli_registers_on_the_edgevox_parser():
     parser = argparse.ArgumentParser(prog="edgevox")
-    cli.add_subparser(parser.add_subparsers(dest="command"))
+    cli.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["bfcl", "fetch", "--wheel", "w.whl"])
     assert args.command == "bfcl" and args.bfcl_command == "fetch" and args.wheel == "w.whl"
     assert callable(args.func)
