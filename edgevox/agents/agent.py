@@ -211,8 +211,7 @@ class LLMAgent:
 
     def grammar_for(self, strategy: Any, tools: list[dict]) -> Any:
         """The grammar a hop decodes under (None: free decoding), from the agent's cache."""
-        from edgevox.grammars import GrammarError, grammar_for_strategy
-        from edgevox.llm.types import supports_grammar
+        from edgevox.grammars import GrammarError, grammar_for_strategy, supports_grammar
 
         if not supports_grammar(self.backend):
             return None

@@ -30,7 +30,7 @@ from .choice import (
 )
 from .gbnf import GrammarError, ParsedGrammar, parse_gbnf, validate_gbnf
 from .matcher import GbnfMatcher
-from .structured import StructuredOutputInvalid, complete_structured
+from .structured import StructuredOutputInvalid, complete_structured, supports_grammar
 from .wire import WIRE_FORMATS, WireFormat, render_answer, render_tool_calls
 
 __all__ = [
@@ -39,6 +39,6 @@ __all__ = [
     "tool_call_grammar", "single_tool_grammar", "reply_or_tool_grammar", "json_schema_grammar",
     "regex_grammar", "gbnf_grammar", "validate_gbnf", "parse_gbnf", "render_tool_calls",
     "tool_choice_strategy", "grammar_for_strategy", "static_dir", "normalize_tools", "tools_key",
-    "StructuredOutputInvalid", "complete_structured", "answer_grammar", "render_answer",
+    "StructuredOutputInvalid", "complete_structured", "supports_grammar", "answer_grammar", "render_answer",
     "VALIDATION_LEVELS", "default_validation", "check_validation",
 ]

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["lit", "char_class", "RuleSet", "avoid_rules", "avoid_all_rules", "rule_names"]
+from .automaton import avoid_automaton
+
+__all__ = ["lit", "char_class", "RuleSet", "avoid_rules", "avoid_all_rules", "rule_names",
+           "rename_rules"]
 
 _SIMPLE = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -59,6 +62,23 @@ _DEF = re.compile(r"^([A-Za-z0-9-]+)[ \t]*::=", re.M)
 def rule_names(gbnf: str) -> set[str]:
     """Names defined in a GBNF text (used to keep generated names clear of static ones)."""
     return set(_DEF.findall(gbnf))
+
+
+_GBNF_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\[(?:\\.|[^\]\\])*\]|\{[^}]*\}|#[^\n]*|<[^>\n]*>'
+                         r'|[A-Za-z0-9-]+|\s+|.', re.S)
+
+
+def rename_rules(gbnf: str, prefix: str) -> str:
+    """``gbnf`` with every rule name prefixed (literals, classes, repetitions untouched), so
+    a user's or a derived grammar can sit beside generated rules without a name clash."""
+    out = []
+    for m in _GBNF_TOKEN.finditer(gbnf):
+        tok = m.group(0)
+        if tok[0].isalnum() or (tok[0] == "-" and len(tok) > 1):
+            out.append(prefix + tok)
+        elif tok[0] != "#":
+            out.append(tok)
+    return "".join(out).rstrip("\n") + "\n"
 
 
 class RuleSet:
@@ -169,8 +189,6 @@ def avoid_all_rules(rs: RuleSet, hint: str, forbidden: list[str] | tuple[str, ..
         return avoid_rules(rs, hint, words[0], followed_by=followed_by)
     if not words:
         return rs.add(hint, "[^\\x00]*")
-    from edgevox.llm.constrained.automaton import avoid_automaton
-
     states, index, chars, step = avoid_automaton(words)
     names = [rs.name(hint if i == 0 else f"{hint}-{i}") for i in range(len(states))]
 

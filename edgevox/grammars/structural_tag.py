@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .builders import DEFAULT_THINK, Grammar, _canonical, _finish, _reserved, normalize_tools
-from .emit import RuleSet, avoid_all_rules, lit, rule_names
+from .emit import RuleSet, avoid_all_rules, lit, rename_rules, rule_names
 from .gbnf import GrammarError, validate_gbnf
 from .regex import regex_to_gbnf
 from .schema import SchemaCompiler, members
@@ -176,8 +176,6 @@ class _Compiler:
         return self._json_schema(spec, path, style="qwen_xml")
 
     def _grammar(self, spec: Mapping, path: str) -> str:
-        from edgevox.llm.constrained.gbnf_ops import rename_rules
-
         text = self.field(spec, path, "grammar", str)
         try:
             validate_gbnf(text)

@@ -156,6 +156,13 @@ def note_branch(completion: Any, schema: dict) -> Any:
     return completion
 
 
+def supports_grammar(backend: Any) -> bool:
+    """Whether ``backend`` constrains generation with a grammar: the one place this is asked
+    (a backend that does not say so is taken not to, so no grammar is sent to be ignored).
+    It lives here, below llm, so asking it never makes grammars import llm."""
+    return bool(getattr(backend, "supports_grammar", False))
+
+
 def complete_structured(backend: Any, messages: Sequence[Message] | None, tools: Any = None, *,
                         response_schema: Any = None, response_regex: str | None = None,
                         retries: int = 0, use_grammar: bool | None = None, **kwargs: Any) -> Any:
@@ -166,8 +173,6 @@ def complete_structured(backend: Any, messages: Sequence[Message] | None, tools:
     it only matters without a grammar, where the model may still get it wrong.
     """
     kwargs.pop("grammar", None)
-    from edgevox.llm.types import supports_grammar
-
     grammar_ok = supports_grammar(backend) if use_grammar is None else use_grammar
     if response_regex is not None:
         return _complete_regex(backend, messages, tools, response_regex, grammar_ok, **kwargs)

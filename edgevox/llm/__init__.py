@@ -17,13 +17,23 @@ from edgevox.llm.types import (
     Completion,
     ContextOverflow,
     TextStream,
-    supports_grammar,
 )
 
 __all__ = [
     "Backend", "BackendError", "Completion", "ContextOverflow", "ModelFileError", "Preset", "PresetError",
     "TextStream", "all_presets", "detect_preset", "get_preset", "load_model", "read_gguf", "supports_grammar",
 ]
+
+
+
+def __getattr__(name: str) -> Any:
+    """``supports_grammar`` now lives in ``edgevox.grammars`` (below llm, so grammars never
+    imports llm); still importable from here, loaded only when asked for."""
+    if name == "supports_grammar":
+        from edgevox.grammars.structured import supports_grammar
+
+        return supports_grammar
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_model(name_or_path: Any, preset: str | Preset | None = None, **opts: Any) -> Any:

@@ -79,9 +79,3 @@ class Backend(Protocol):
     def tokenize(self, text: str) -> list[int]: ...
 
     def close(self) -> None: ...
-
-
-def supports_grammar(backend: Any) -> bool:
-    """Whether ``backend`` constrains generation with a grammar: the one place this is asked
-    (a backend that does not say so is taken not to, so no grammar is sent to be ignored)."""
-    return bool(getattr(backend, "supports_grammar", False))

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from edgevox.grammars.emit import rename_rules
+
 __all__ = ["derive_gbnf", "rename_rules", "rename_lark", "gbnf_literal", "regex_escape", "gbnf_to_llg",
            "has_char_automaton"]
 
@@ -221,22 +223,6 @@ def _char_class(ranges: tuple, negated: bool) -> str:
             b = _esc_cp(hi, "\\]-[^") if hi != 0x5E else "\\x5E"
             body.append(f"{a}-{b}")
     return "[" + ("^" if negated else "") + "".join(body) + "]"
-
-
-_GBNF_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\[(?:\\.|[^\]\\])*\]|\{[^}]*\}|#[^\n]*|<[^>\n]*>'
-                         r'|[A-Za-z0-9-]+|\s+|.', re.S)
-
-
-def rename_rules(gbnf: str, prefix: str) -> str:
-    """``gbnf`` with every rule name prefixed (literals, classes, repetitions untouched)."""
-    out = []
-    for m in _GBNF_TOKEN.finditer(gbnf):
-        tok = m.group(0)
-        if tok[0].isalnum() or (tok[0] == "-" and len(tok) > 1):
-            out.append(prefix + tok)
-        elif tok[0] != "#":
-            out.append(tok)
-    return "".join(out).rstrip("\n") + "\n"
 
 
 _LARK_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/(?:\\.|[^/\\\n])*/|%[^\n]*|[A-Za-z_][A-Za-z0-9_]*'

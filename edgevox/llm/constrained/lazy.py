@@ -31,7 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .automaton import avoid_automaton
+from edgevox.grammars.automaton import avoid_automaton
+
 from .engine import grammar_source
 from .gbnf_ops import (
     derive_gbnf,

@@ -1,6 +1,7 @@
 """The automaton of "text in which none of these words occurs", shared by the grammar
 builders (``edgevox.grammars.emit.avoid_all_rules``) and the lazy triggered grammars
-(``edgevox.llm.constrained.lazy``): each writes its own rules from the same states.
+(``edgevox.llm.constrained.lazy``): each writes its own rules from the same states. It
+lives in grammars, the lower stage, so imports flow one way: llm -> grammars.
 
 A state is a proper prefix of a word (shortest first, then in order; "" is state 0): the
 longest one the text read so far ends with, as in Aho-Corasick. Only the words'
