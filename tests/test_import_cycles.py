@@ -1,4 +1,5 @@
-"""No import circle anywhere in the package, counting imports inside functions too.
+"""No import circle anywhere in the package, counting imports inside functions too:
+neither between modules nor between stages (the folders under ``edgevox/``).
 
 A circle (a imports b, b imports a, however late) means neither module can be read or
 tested alone and the import order decides what works; imports must flow one way.
@@ -61,6 +62,21 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
+def stage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Stage (first component under ``edgevox``: ``llm``, ``grammars``, ``plot``, ...;
+    ``edgevox`` for the package itself) -> the other stages its modules import."""
+    def stage(mod: str) -> str:
+        parts = mod.split(".")
+        return parts[1] if len(parts) > 1 else parts[0]
+
+    out: dict[str, set[str]] = {}
+    for mod, deps in graph.items():
+        out.setdefault(stage(mod), set()).update(stage(d) for d in deps)
+    for s, deps in out.items():
+        deps.discard(s)
+    return out
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected groups of more than one module (iterative Tarjan)."""
     index: dict[str, int] = {}
@@ -113,5 +129,18 @@ def test_the_graph_sees_imports_inside_functions():
     assert "edgevox.llm.constrained.engine_llama" in graph["edgevox.llm.constrained.engines"]
 
 
+def test_the_stage_graph_sees_a_planted_circle():
+    planted = {"edgevox.llm.a": {"edgevox.grammars.b"}, "edgevox.grammars.b": {"edgevox.tools"},
+               "edgevox.tools": {"edgevox"}, "edgevox": set(), "edgevox.grammars.c": {"edgevox.llm"},
+               "edgevox.llm": {"edgevox.llm.a"}}
+    assert cycles(planted) == []  # no circle between modules ...
+    assert cycles(stage_graph(planted)) == [["grammars", "llm"]]  # ... but one between stages
+    assert "grammars" in stage_graph(import_graph())["llm"]  # the real graph has edges
+
+
 def test_no_import_circle_in_the_package():
     assert cycles(import_graph()) == []
+
+
+def test_no_import_circle_between_stages():
+    assert cycles(stage_graph(import_graph())) == []
