@@ -8,8 +8,8 @@ preset's own rendering writes them).
 
 They are built from the tools alone (plain OpenAI-style schemas, so the BFCL runner can
 build them for each case's own functions): one call per tool, from ``@tool(examples=...)``
-when given, else made up from the schema and description; a request that asks for two
-things and gets a list of two calls (the envelope's parallel form); and a few fixed answers
+when given, else made up from the schema and description; requests that ask for two or
+three things and get a list of calls (the envelope's parallel form); and a few fixed answers
 in words for small talk and for a request no tool fits. Static per tool set, they belong to
 the cached prompt prefix (``LLMAgent.prompt_prefix``).
 """
@@ -83,10 +83,11 @@ def tool_spec(tool: Any) -> tuple[str, str, dict[str, Any], list[tuple[str, dict
 def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSWERS,
                          per_tool: int = 2, max_answers: int | None = None, pairs: bool = True) -> list[Demo]:
     """The demonstrations for a tool set: up to ``per_tool`` of each tool's own examples
-    (one call made up from its schema when it has none) and answers in words, at most
-    ``max_answers`` (default: half as many as calls, at least three), interleaved so that
-    position teaches nothing; with ``pairs``, first of the calls, requests that ask for two
-    things at once and get a list of calls (see :func:`pair_demonstrations`)."""
+    (one call made up from its schema when it has none; every second of those asked as a
+    question) and answers in words, at most ``max_answers`` (default: half as many as
+    calls, at least three), interleaved so that position teaches nothing; with ``pairs``,
+    first of the calls, requests that ask for several things at once and get a list of
+    calls (see :func:`pair_demonstrations`)."""
     specs = [tool_spec(t) for t in tools]
     calls: list[Demo] = []
     made_up: list[int] = []  # positions of the calls made up from a schema (no examples)
@@ -109,11 +110,10 @@ def build_demonstrations(tools: Iterable[Any], *, answers: Sequence[Demo] = ANSW
     # them: measured, with two-call lists last the model called again after a tool's result
     # instead of answering, and with a refusal last it refused "What time is it?"
     lists = pair_demonstrations(specs, calls) if pairs else []
-    if QUESTIONS:
-        for i in made_up[1::2]:  # every second made-up request asked as a question
-            asked = _as_question(calls[i].request)
-            if asked:
-                calls[i] = Demo(asked, call=calls[i].call)
+    for i in made_up[1::2]:  # every second made-up request asked as a question (see _as_question)
+        asked = _as_question(calls[i].request)
+        if asked:
+            calls[i] = Demo(asked, call=calls[i].call)
     acting = lists + calls
     out: list[Demo] = []
     step = max(1, len(acting) // max(1, len(said)))  # spread the answers among the calls
@@ -280,8 +280,6 @@ def _request_from_schema(name: str, description: str, params: Mapping[str, Any])
     spelled = ", ".join(f"{k.replace('_', ' ')} {_spell(v)}" for k, v in args.items())
     return f"{head}: {spelled}."
 
-
-QUESTIONS = True
 
 #: Verbs a tool's description starts with ("Retrieves the ...", "Calculate the ..."), in
 #: their plain form: a made-up request that starts with one can be asked as a question.
