@@ -243,6 +243,8 @@ def test_real_model_warm_up_builds_what_the_first_turn_decodes_with(qwen_backend
     agent, home = home_agent(backend, policy="required_first_hop", max_tokens=64)
     info = agent.warm_job.wait()
     assert info is not None and info["grammars"] >= 1
+    # and the relevance gate's own model is loaded before READY, not during the first turn
+    assert agent.warm_job.hooks_prepared == ["relevance"]
     # the rehearsed decode was taken back: the cache holds the prefix and nothing more
     assert backend.llm.n_tokens == len(agent.warm_job.tokens) and backend.holds_prefix(agent.warm_job.tokens)
     engine = getattr(backend, engines._ENGINE_ATTR)[backend.mask_engine]  # built by the warm-up
