@@ -103,9 +103,9 @@ class ToolIndex:
         self.lines: list[str] = []
         self.owner: list[str] = []
         for tool in tools:
-            for line in tool_lines(tool):
-                self.lines.append(line)
-                self.owner.append(tool_spec(tool)[0])
+            lines = tool_lines(tool)
+            self.lines += lines
+            self.owner += [tool_spec(tool)[0]] * len(lines)
         self.names = list(dict.fromkeys(self.owner))
         self._tools = embedder.embed(self.lines) if self.lines else np.zeros((0, 384), dtype=np.float32)
         self._cols = {n: [i for i, o in enumerate(self.owner) if o == n] for n in self.names}
