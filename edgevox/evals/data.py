@@ -14,8 +14,9 @@ the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), rea
 number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
 one; tune on dev only, report test as held out.
 
-An item may name its split instead (``"split": "dev2"``): a second tuning set, written to
-catch rules that fit only dev's phrasings. It is never part of dev, test or "all".
+An item may name its split instead (``"split": "dev2"`` or ``"dev3"``): tuning sets written
+later, to catch rules that fit only dev's phrasings (dev3 mostly of lines no tool serves).
+They are never part of dev, test or "all".
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SPLITS = ("dev", "test", "all", "dev2")
+SPLITS = ("dev", "test", "all", "dev2", "dev3")
 #: splits an item may name itself (tuning sets outside the hashed dev/test split)
-NAMED_SPLITS = ("dev2",)
+NAMED_SPLITS = ("dev2", "dev3")
 DEV_SHARE = 0.6
 
 

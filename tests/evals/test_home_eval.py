@@ -30,8 +30,12 @@ def _specs(expect: Any) -> list[dict]:
 
 def test_the_home_set_is_big_enough_and_every_spec_is_a_call_the_registry_can_make():
     items = load_set("home")
-    tuning = load_set("home", "dev2")  # the second tuning set: never part of dev, test or all
-    assert len(tuning) >= 40 and not {i.id for i in tuning} & {i.id for i in items}
+    tuning = load_set("home", "dev2")  # the written tuning sets: never part of dev, test or all
+    third = load_set("home", "dev3")
+    assert len(tuning) >= 40 and len(third) >= 100
+    assert sum(t.expect is None for it in third for t in it.turns) >= 60  # mostly lines no tool serves
+    assert not {i.id for i in tuning + third} & {i.id for i in items} and not {i.id for i in tuning} & {i.id for i in third}
+    tuning = tuning + third
     turns = [t for it in items for t in it.turns]
     assert sum(t.expect is not None for t in turns) >= 250
     assert sum(t.expect is None for t in turns) >= 100
