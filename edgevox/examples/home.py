@@ -276,12 +276,14 @@ class Home:
 
 
 def home_hooks() -> list[Any]:
-    """The voice assistant's hooks: the relevance gate (sentence embeddings of the tools'
-    examples against generic no-tool lines) and the default SLM hooks."""
+    """The voice assistant's hooks: follow-ups ("And the office too." after a light call),
+    the relevance gate (sentence embeddings of the tools' examples against generic no-tool
+    lines) and the default SLM hooks."""
     from edgevox.agents import default_slm_hooks
+    from edgevox.agents.slm.follow_up import FollowUp
     from edgevox.agents.slm.relevance import RelevanceGate
 
-    return [RelevanceGate(), *default_slm_hooks()]
+    return [FollowUp(), RelevanceGate(), *default_slm_hooks()]
 
 
 def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str | None = None,

@@ -37,6 +37,11 @@ ALL = list(TOOLS.values())
     ("Set the laundry room light to 50 percent.", "set_light", {"room": "living room", "on": True}, "place"),
     ("Start the washing machine.", "start_timer", {"minutes": 10}, "device"),
     ("Stop the lawnmower.", "cancel_timer", {"label": "lawnmower"}, "device"),  # "stop" names no device
+    # devices said in two letters, amounts that name no thing, terse questions (dev3, session 5)
+    ("Turn the TV on in the living room.", "set_light", {"room": "living room", "on": True}, "device"),
+    ("Unlock the front door for 5 minutes.", "start_timer", {"minutes": 5}, "device"),
+    ("Any timers running?", "start_timer", {"minutes": 0}, "question"),
+    ("Wake me in 20 minutes.", "start_timer", {"minutes": 20}, None),  # a unit still grounds a timer
     ("Hello!", "set_light", {"room": "living room", "on": True}, "unrelated"),
     ("Ugh, Mondays.", "set_light", {"room": "living room", "on": True}, "unrelated"),
     # right calls stay grounded

@@ -63,7 +63,7 @@ class _Broken:
 def test_the_gate_answers_far_requests_in_words_and_stands_aside_without_a_model(embedder):
     script = ['{"answer": "Why did the lamp go to school? To get brighter."}',
               '{"tool": "set_light", "arguments": {"room": "office", "on": false}}']
-    be, agent, home = _gated(script, embedder, answer_below=-0.15)  # off by default (the prefix)
+    be, agent, home = _gated(script, embedder, answer_below=-0.15)
     r = agent.run("Tell me a joke.")
     assert be.requests[0]["grammar"].strategy == "answer" and r.calls == []  # the answer-only grammar
     assert agent.hook_stats["relevance"] == 1
@@ -75,6 +75,18 @@ def test_the_gate_answers_far_requests_in_words_and_stands_aside_without_a_model
     assert home.lights["office"] is True and "relevance" not in agent.hook_stats
 
 
+def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_call_is_blocked(embedder):
+    # "How long is left on the timer?" is nearest to start_timer (a setter): it asks about a
+    # state no tool reports; the model's call of a reader (get_time) does not run either
+    be, agent, home = _gated([call("get_time")], embedder)
+    r = agent.run("How long is left on the timer?")
+    assert be.requests[0]["grammar"].strategy != "required"  # the must-call decision stood aside
+    assert r.calls and not r.calls[0].dispatched and r.reply == "Sorry, I can't check that."
+    be, agent, home = _gated([call("get_time")], embedder)
+    r = agent.run("What time is it?")  # a question to the tool that tells it: answered
+    assert r.calls[0].dispatched and r.calls[0].error is None
+
+
 @pytest.mark.model
 def test_on_the_real_model_small_talk_is_left_alone_and_a_near_request_must_call(qwen_backend):
     from edgevox.examples.home import home_agent
@@ -83,6 +95,10 @@ def test_on_the_real_model_small_talk_is_left_alone_and_a_near_request_must_call
     agent, home = home_agent(model)
     r = agent.run("Tell me a joke.")
     assert not any(c.dispatched for c in r.calls) and r.reply.strip(), (r.calls, r.reply)
+    for text in ("What temperature is the house set to?", "How much time is left on the pasta timer?"):
+        agent, home = home_agent(model)  # state questions no tool answers (went to the weather, the time)
+        r = agent.run(text)
+        assert not any(c.dispatched for c in r.calls) and r.reply.strip(), (text, r.calls, r.reply)
     agent, home = home_agent(model)
     r = agent.run("Office lights out, please.")
     assert agent.hook_stats.get("relevance") == 1, agent.hook_stats  # near set_light: the hop must call

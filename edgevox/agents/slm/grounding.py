@@ -45,6 +45,7 @@ from edgevox.agents.slm.vocabulary import (
     DEVICES,
     GENERIC,
     OPENERS,
+    UNITS,
     WORD,
     changes_things,
     content_words,
@@ -55,7 +56,7 @@ from edgevox.agents.slm.vocabulary import (
     tool_words,
 )
 
-__all__ = ["HANDOVER", "NOTE", "RELATED", "REPLIES", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
+__all__ = ["HANDOVER", "NOTE", "RELATED", "REPLIES", "UNREPORTED", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
            "unknown_place", "unserved_devices", "why_not"]
 
 #: the blocked call's error (recorded with the call; the turn ends with REPLIES[reason])
@@ -80,6 +81,8 @@ _SUBJECTS = frozenset("i you we they he she it this that these those there".spli
 _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
 #: words that make a terse line ending in "?" a question about a state ("Timer status?")
 _STATE = frozenset({"status", "state", "left", "remaining"})
+#: a terse question may open with these ("Any timers running?")
+_ANY = frozenset({"any", "anything", "anyone", "anybody"})
 #: an enum parameter that says *where* (its values are places, so a place the request names must be one)
 _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor", "where"})
 
@@ -93,13 +96,13 @@ def is_question(text: str) -> bool:
     asked = text.rstrip().endswith("?")
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
-    return words[0] in _ASKS or (asked and bool(_STATE & set(words)))
+    return words[0] in _ASKS or (asked and (bool(_STATE & set(words)) or words[0] in _ANY))
 
 
 def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
     """The devices ``request`` names that no tool's vocabulary mentions (as stems)."""
     served = set().union(*(tool_words(t) for t in tools))
-    named = content_words(request) & {stem(d) for d in DEVICES}
+    named = {stem(w) for w in WORD.findall(request.lower())} & {stem(d) for d in DEVICES}  # "TV": short words too
     return named - served
 
 
@@ -138,7 +141,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
     said = content_words(request)
     target = target_words(tool)
-    if not said & target:
+    if not said & (target - UNITS):  # "Unlock the front door for 5 minutes." names a door, not a timer
         opens = {stem(w) for w in WORD.findall(request.lower()) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
@@ -184,6 +187,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     """``why_not`` for a call in a running turn: a request that points back ("Now turn it
     off again.") is read together with the one before it."""
     tools = list(ctx.registry)
+    if ctx.state(Grounding.name).get(UNREPORTED):
+        return "question"  # about a state no tool reports (the relevance gate said so)
     reason = why_not(ctx.text, tool, arguments, tools)
     if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()):
         return None  # near the tool's requests by meaning (the relevance gate said so)
@@ -200,6 +205,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
 #: shares no word with them (their "unrelated" check is skipped)
 HANDOVER = "handover"
 RELATED = "related"
+#: UNREPORTED -- the request asks about a state no tool reports: every call is blocked as a question
+UNREPORTED = "unreported"
 
 
 def _device_word(request: str, tools: Iterable[Any]) -> str:

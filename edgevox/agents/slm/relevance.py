@@ -26,8 +26,16 @@ from typing import Any
 
 from edgevox.agents.demonstrations import first_sentence, tool_spec
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.grounding import HANDOVER, RELATED, Grounding, reason_for
-from edgevox.agents.slm.vocabulary import content_words, tool_words
+from edgevox.agents.slm.grounding import (
+    HANDOVER,
+    RELATED,
+    UNREPORTED,
+    Grounding,
+    is_question,
+    reason_for,
+)
+from edgevox.agents.slm.vocabulary import changes_things, content_words, tool_words
+from edgevox.agents.types import ANSWER
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +159,9 @@ class RelevanceGate(Hook):
 
     def __init__(self, *, answer_below: float | None = ANSWER_BELOW, call_above: float | None = CALL_ABOVE,
                  redirect_above: float | None = REDIRECT_ABOVE, trust_above: float | None = TRUST_ABOVE,
-                 trust_lead: float = TRUST_LEAD, embedder: Any = None, **kw: Any):
+                 trust_lead: float = TRUST_LEAD, unreported: bool = True, embedder: Any = None, **kw: Any):
         super().__init__(**kw)
+        self.unreported = unreported
         self.trust_above = trust_above
         self.trust_lead = trust_lead
         self.answer_below = answer_below
@@ -198,6 +207,15 @@ class RelevanceGate(Hook):
             st["relevance"] = None if quiet else index.relevance(ctx.text)
         return st["relevance"]
 
+    def _unreported(self, ctx: TurnContext, rel: Relevance) -> bool:
+        """A question whose nearest tool changes things ("How long is left on the timer?" ->
+        ``start_timer``): it asks about a state, and the tool that could say it would be
+        one that reads it, not the setter it sounds like. Measured on dev, dev2 and dev3:
+        every such question was a line no tool serves, and every question a tool answers
+        (the weather, the time) was nearest to that tool."""
+        tool = ctx.registry.get(rel.best[0]) if rel.best[0] else None
+        return self.unreported and tool is not None and changes_things(tool) and is_question(ctx.text)
+
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
         st = ctx.state(self)
         if st.get("redirect") and not st.get("redirected") and request.tools:
@@ -214,8 +232,10 @@ class RelevanceGate(Hook):
         if rel is None:
             return None
         if self.answer_below is not None and rel.margin < self.answer_below:
-            return HookResult.replace(dataclasses.replace(request, strategy="none"),
+            return HookResult.replace(dataclasses.replace(request, strategy=ANSWER),
                                       reason=f"no tool near ({rel.margin:+.2f})")
+        if self._unreported(ctx, rel):
+            return None  # a question about a state no tool reports: never forced to call
         if self.call_above is not None and rel.margin >= self.call_above:
             return HookResult.replace(dataclasses.replace(request, strategy="required"),
                                       reason=f"{rel.best[0]} near ({rel.margin:+.2f})")
@@ -228,6 +248,9 @@ class RelevanceGate(Hook):
             return None
         rel = self._relevance(ctx)
         if rel is None:
+            return None
+        if self._unreported(ctx, rel):
+            ctx.state(Grounding.name)[UNREPORTED] = True  # grounding blocks it: "Sorry, I can't check that."
             return None
         name, sim = rel.best
         if (name == call.name and self.trust_above is not None and rel.margin >= self.trust_above

@@ -63,6 +63,11 @@ def stem(word: str) -> str:
     return word
 
 
+#: units an amount is said in, as stems: "for 5 minutes" measures, it names no thing a tool acts on
+UNITS = frozenset(stem(w) for unit in ("minute", "hour", "second", "percent", "degree", "celsius", "fahrenheit")
+                  for w in (unit, unit + "s"))
+
+
 def content_words(text: str) -> set[str]:
     """The stems of the words of ``text`` that can say which device or service is meant."""
     return {stem(w) for w in WORD.findall(text.lower()) if len(w) > 2 and w not in GENERIC}

@@ -1,0 +1,62 @@
+"""Follow-ups: a request that names only a new value after a call is that call again."""
+
+from __future__ import annotations
+
+import pytest
+from agent_fakes import ScriptedBackend, call
+
+from edgevox.agents.slm.follow_up import previous_call, retarget
+from edgevox.examples.home import Home, home_agent
+from edgevox.tools import ToolRegistry
+
+
+@pytest.fixture(scope="module")
+def light():
+    return ToolRegistry(Home().tools()).get("set_light")
+
+
+def test_only_a_new_value_and_glue_words_retarget_the_call(light):
+    before = {"room": "bedroom", "on": True, "brightness": 50}
+    assert retarget("And the dining room too.", light, before) == {"room": "dining room", "on": True, "brightness": 50}
+    assert retarget("Same for the hallway.", light, before)["room"] == "hallway"
+    assert retarget("What about the kitchen?", light, before)["room"] == "kitchen"
+    for text in ("Turn off the kitchen too.",  # says more than a room: the model's
+                 "Do the bedroom as well.",    # the same room: nothing new
+                 "Make it warmer.", "Thanks.", "All of them too."):
+        assert retarget(text, light, before) is None, text
+
+
+def test_the_previous_call_must_have_succeeded():
+    ok = [{"role": "user", "content": "Bedroom light on."},
+          {"role": "assistant", "content": "", "tool_calls": [
+              {"id": "c1", "type": "function", "function": {"name": "set_light", "arguments": '{"room": "bedroom", "on": true}'}}]},
+          {"role": "tool", "tool_call_id": "c1", "name": "set_light", "content": '{"room": "bedroom", "on": true}'},
+          {"role": "assistant", "content": "The bedroom light is on."}]
+    assert previous_call(ok + [{"role": "user", "content": "And the office."}], "And the office.") == \
+        ("set_light", {"room": "bedroom", "on": True})
+    failed = [*ok[:2], {**ok[2], "content": '{"error": "no", "error_type": "tool_error"}'}, ok[3]]
+    assert previous_call(failed, "And the office.") is None
+    assert previous_call([*ok, {"role": "user", "content": "Hi."}, {"role": "assistant", "content": "Hello."}],
+                         "And the office.") is None  # the turn before made no call
+
+
+def test_scripted_the_model_is_forced_to_the_tool_and_the_arguments_are_kept():
+    # the second generation is a wrong call (the model's habit): the hook writes the arguments
+    be = ScriptedBackend([call("set_light", room="living room", on=True, brightness=70), call("set_light", room="all", on=False)],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    agent.run("Living room light to 70 percent.")
+    r = agent.run("Same for the hallway.")
+    assert be.requests[1]["grammar"].strategy == "single"
+    assert [(c.name, c.arguments) for c in r.calls] == [("set_light", {"room": "hallway", "on": True, "brightness": 70})]
+    assert home.lights["hallway"] and home.brightness["hallway"] == 70 and not home.lights["kitchen"]
+    assert agent.hook_stats["follow_up"] == 1
+
+
+@pytest.mark.model
+def test_on_the_real_model_a_room_after_a_light_call_is_that_room(qwen_backend):
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    agent.run("Turn on the kitchen light.")
+    r = agent.run("And the dining room too.")
+    assert home.lights["dining room"] and home.lights["kitchen"], (r.calls, r.reply)
+    assert [c.name for c in r.calls if c.dispatched] == ["set_light"] and "dining room" in r.reply.lower()
