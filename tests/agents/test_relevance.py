@@ -87,6 +87,15 @@ def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_ca
     assert r.calls[0].dispatched and r.calls[0].error is None
 
 
+def test_a_call_of_a_tool_far_from_the_request_by_meaning_is_blocked_though_it_shares_a_word(embedder):
+    be, agent, home = _gated([call("play_music", query="cats")], embedder)
+    r = agent.run("Tell me a joke about cats.")  # the query said verbatim grounds it by words
+    assert not r.calls[0].dispatched and home.media["state"] == "stopped"
+    be, agent, home = _gated([call("play_music", query="jazz")], embedder)
+    agent.run("Jazz please.")  # terse, but near the tool's requests
+    assert home.media["playing"] == "jazz"
+
+
 @pytest.mark.model
 def test_on_the_real_model_small_talk_is_left_alone_and_a_near_request_must_call(qwen_backend):
     from edgevox.examples.home import home_agent

@@ -56,7 +56,7 @@ from edgevox.agents.slm.vocabulary import (
     tool_words,
 )
 
-__all__ = ["HANDOVER", "NOTE", "RELATED", "REPLIES", "UNREPORTED", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
+__all__ = ["HANDOVER", "NOTE", "RELATED", "REPLIES", "VERDICT", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
            "unknown_place", "unserved_devices", "why_not"]
 
 #: the blocked call's error (recorded with the call; the turn ends with REPLIES[reason])
@@ -187,8 +187,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     """``why_not`` for a call in a running turn: a request that points back ("Now turn it
     off again.") is read together with the one before it."""
     tools = list(ctx.registry)
-    if ctx.state(Grounding.name).get(UNREPORTED):
-        return "question"  # about a state no tool reports (the relevance gate said so)
+    if ctx.state(Grounding.name).get(VERDICT):
+        return ctx.state(Grounding.name)[VERDICT]  # the relevance gate's, by meaning
     reason = why_not(ctx.text, tool, arguments, tools)
     if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()):
         return None  # near the tool's requests by meaning (the relevance gate said so)
@@ -205,8 +205,9 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
 #: shares no word with them (their "unrelated" check is skipped)
 HANDOVER = "handover"
 RELATED = "related"
-#: UNREPORTED -- the request asks about a state no tool reports: every call is blocked as a question
-UNREPORTED = "unreported"
+#: VERDICT -- the reason (a key of REPLIES) to block the call about to be checked, decided by
+#: meaning: a question about a state no tool reports, a tool far from the request
+VERDICT = "verdict"
 
 
 def _device_word(request: str, tools: Iterable[Any]) -> str:

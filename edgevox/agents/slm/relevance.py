@@ -29,7 +29,7 @@ from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.grounding import (
     HANDOVER,
     RELATED,
-    UNREPORTED,
+    VERDICT,
     Grounding,
     is_question,
     reason_for,
@@ -64,6 +64,8 @@ REDIRECT_ABOVE: float | None = -0.05
 #: the one-off note of a redirected hop (never stored in the session)
 REDIRECT_NOTE = 'Call {tool} for the request "{request}", with the arguments it says.'
 TRUST_ABOVE: float | None = 0.2
+#: a call of a tool this far below the nearest no-tool line is blocked (see RelevanceGate)
+FAR_BELOW: float | None = -0.15
 TRUST_LEAD = 0.1
 
 
@@ -159,8 +161,10 @@ class RelevanceGate(Hook):
 
     def __init__(self, *, answer_below: float | None = ANSWER_BELOW, call_above: float | None = CALL_ABOVE,
                  redirect_above: float | None = REDIRECT_ABOVE, trust_above: float | None = TRUST_ABOVE,
-                 trust_lead: float = TRUST_LEAD, unreported: bool = True, embedder: Any = None, **kw: Any):
+                 trust_lead: float = TRUST_LEAD, unreported: bool = True, far_below: float | None = FAR_BELOW,
+                 embedder: Any = None, **kw: Any):
         super().__init__(**kw)
+        self.far_below = far_below
         self.unreported = unreported
         self.trust_above = trust_above
         self.trust_lead = trust_lead
@@ -244,13 +248,19 @@ class RelevanceGate(Hook):
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
         st = ctx.state(self)
         tool = ctx.registry.get(call.name)
+        ctx.state(Grounding.name).pop(VERDICT, None)  # decided per call
         if st.get("redirect") or ctx.successes() or tool is None or not isinstance(call.arguments, dict):
             return None
         rel = self._relevance(ctx)
         if rel is None:
             return None
         if self._unreported(ctx, rel):
-            ctx.state(Grounding.name)[UNREPORTED] = True  # grounding blocks it: "Sorry, I can't check that."
+            ctx.state(Grounding.name)[VERDICT] = "question"  # grounding blocks it: "Sorry, I can't check that."
+            return None
+        if self.far_below is not None and rel.tools.get(call.name, 1.0) - rel.none < self.far_below:
+            # far from the tool's requests, though a word is shared ("Tell me a joke about
+            # cats." -> play_music("cats"): the query said verbatim grounds it by words)
+            ctx.state(Grounding.name)[VERDICT] = "unrelated"
             return None
         name, sim = rel.best
         if (name == call.name and self.trust_above is not None and rel.margin >= self.trust_above
