@@ -57,8 +57,8 @@ NO_TOOL_LINES: tuple[str, ...] = (
 )
 
 
-#: the gate's thresholds on ``Relevance.margin`` (chosen on dev and dev2; see RelevanceGate)
-ANSWER_BELOW: float | None = None  # measured at -0.15 and left off: see RelevanceGate
+#: the gate's thresholds on ``Relevance.margin`` (chosen on dev, dev2 and dev3; see RelevanceGate)
+ANSWER_BELOW: float | None = None  # measured and left off: see evals/README.md
 CALL_ABOVE: float | None = 0.15
 REDIRECT_ABOVE: float | None = -0.05
 #: the one-off note of a redirected hop (never stored in the session)
@@ -129,16 +129,21 @@ class ToolIndex:
 
 
 class RelevanceGate(Hook):
-    """Four decisions by meaning, around the model's own (see the module docstring):
+    """Decisions by meaning, around the model's own (see the module docstring):
 
     * **answer in words** (off unless ``answer_below`` is given): on the first hop, a
       request nearer to the no-tool lines than to every tool's requests (``margin`` below
-      ``answer_below``) decodes under the answer-only strategy, so no call can be made.
-      Measured on dev: it changed no verdict (grounding and the model already leave those
-      lines alone), and that strategy renders the prompt without the tool list, so it
-      misses the cached prefix (15-34 s a turn at load 6 instead of 1-2 s);
+      ``answer_below``) decodes under the answer-only strategy (``ANSWER``: the tools are
+      still rendered, so the cached prefix is kept), so no call can be made;
     * **call**: a request near a tool (``margin`` at least ``call_above``) must call one
       on the first hop; which one is still the model's choice, and grounding's check;
+    * **unreported** (``unreported``): a question whose nearest tool changes things
+      ("How long is left on the timer?" -> ``start_timer``) asks about a state no tool
+      reports: it is never forced to call, and any call it draws (the model's
+      ``get_time``) is blocked as a question ("Sorry, I can't check that.");
+    * **far** (``far_below``): a call of a tool whose own similarity is that far below the
+      nearest no-tool line is blocked, though it shares a word with the request ("Tell me
+      a joke about cats." -> ``play_music("cats")``);
     * **trust**: a call of the nearest tool, well ahead of the others (``margin`` at least
       ``trust_above``, ``trust_lead`` over the runner-up), is related to the request though
       it shares no word with it ("Should I bring an umbrella?" -> the weather): grounding
@@ -150,10 +155,10 @@ class RelevanceGate(Hook):
       that call too. At most once a turn.
 
     None of them right after an action ("And the office.", "Same for the hallway."): a
-    sentence embedding knows nothing of the turn before.
-    Thresholds were chosen on the home evaluation's dev and dev2 splits (evals/README.md).
-    Without the embedding model (onnxruntime or tokenizers missing, the model not pulled
-    and no network) the gate stands aside and says so once in the log.
+    sentence embedding knows nothing of the turn before (``follow_up`` handles those).
+    Thresholds were chosen on the home evaluation's tuning splits dev, dev2 and dev3
+    (evals/README.md). Without the embedding model (onnxruntime or tokenizers missing,
+    the model not pulled and no network) the gate stands aside and says so once in the log.
     """
 
     name = "relevance"
@@ -260,8 +265,7 @@ class RelevanceGate(Hook):
         if self.far_below is not None and rel.tools.get(call.name, 1.0) - rel.none < self.far_below:
             # far from the tool's requests, though a word is shared ("Tell me a joke about
             # cats." -> play_music("cats"): the query said verbatim grounds it by words)
-            ctx.state(Grounding.name)[VERDICT] = "unrelated"
-            return None
+            ctx.state(Grounding.name)[VERDICT] = "unrelated"  # a wrong tool: the redirect below may still apply
         name, sim = rel.best
         if (name == call.name and self.trust_above is not None and rel.margin >= self.trust_above
                 and sim - rel.runner_up() >= self.trust_lead):
