@@ -42,6 +42,8 @@ ALL = list(TOOLS.values())
     ("Unlock the front door for 5 minutes.", "start_timer", {"minutes": 5}, "device"),
     ("Any timers running?", "start_timer", {"minutes": 0}, "question"),
     ("Wake me in 20 minutes.", "start_timer", {"minutes": 20}, None),  # a unit still grounds a timer
+    ("Water the lawn for 10 minutes.", "start_timer", {"minutes": 10}, "device"),  # a lawn is no timer's
+    ("Check the pasta timer.", "start_timer", {"seconds": 90, "label": "pasta"}, "question"),  # "check" asks
     ("Hello!", "set_light", {"room": "living room", "on": True}, "unrelated"),
     ("Ugh, Mondays.", "set_light", {"room": "living room", "on": True}, "unrelated"),
     # right calls stay grounded

@@ -73,7 +73,7 @@ _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
 #: the first words of a question (a polite request starts with "can/could/would/will you")
 _ASKS = frozenset("""
 is are was were isn't aren't did didn't does doesn't do don't has have hasn't haven't how what
-what's whats when where which who whose why how's hows
+what's whats when where which who whose why how's hows check
 """.split())
 #: "do" opens a question only before its subject ("Do you ...", "Does it ..."), else it is an order
 _DO = frozenset({"do", "does"})

@@ -35,6 +35,7 @@ lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven o
 cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
 cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
+lawn lawns garden pool hedge
 """.split())
 #: verbs many devices take: they do not say which device is meant
 ACTIONS = frozenset("""
