@@ -44,6 +44,7 @@ ALL = list(TOOLS.values())
     ("Wake me in 20 minutes.", "start_timer", {"minutes": 20}, None),  # a unit still grounds a timer
     ("Water the lawn for 10 minutes.", "start_timer", {"minutes": 10}, "device"),  # a lawn is no timer's
     ("Check the pasta timer.", "start_timer", {"seconds": 90, "label": "pasta"}, "question"),  # "check" asks
+    ("Convert 20 degrees Celsius to Fahrenheit.", "set_thermostat", {"temperature": 20}, "question"),  # so does "convert"
     ("Hello!", "set_light", {"room": "living room", "on": True}, "unrelated"),
     ("Ugh, Mondays.", "set_light", {"room": "living room", "on": True}, "unrelated"),
     # right calls stay grounded

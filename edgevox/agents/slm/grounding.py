@@ -70,10 +70,13 @@ REPLIES = {
 #: "in the conservatory", "on my porch": where a request says something is
 _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
 
-#: the first words of a question (a polite request starts with "can/could/would/will you")
+#: the first words of a question, or of an order to find something out ("Check ...", "Convert
+#: ..."): a tool that changes things cannot answer either (a polite request starts with
+#: "can/could/would/will you")
 _ASKS = frozenset("""
 is are was were isn't aren't did didn't does doesn't do don't has have hasn't haven't how what
 what's whats when where which who whose why how's hows check
+convert calculate compute translate spell define explain
 """.split())
 #: "do" opens a question only before its subject ("Do you ...", "Does it ..."), else it is an order
 _DO = frozenset({"do", "does"})
