@@ -88,9 +88,13 @@ def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_ca
 
 
 def test_a_call_of_a_tool_far_from_the_request_by_meaning_is_blocked_though_it_shares_a_word(embedder):
-    be, agent, home = _gated([call("play_music", query="cats")], embedder)
+    be, agent, home = _gated([call("play_music", query="cats")], embedder, answer_below=None)
     r = agent.run("Tell me a joke about cats.")  # the query said verbatim grounds it by words
     assert not r.calls[0].dispatched and home.media["state"] == "stopped"
+    be, agent, home = _gated(['{"answer": "Cats have nine lives, so they never fear the punchline."}'],
+                             embedder)  # the shipped gate: words only, no call can be made
+    r = agent.run("Tell me a joke about cats.")
+    assert be.requests[0]["grammar"].strategy == "answer" and r.calls == [] and home.media["state"] == "stopped"
     be, agent, home = _gated([call("play_music", query="jazz")], embedder)
     agent.run("Jazz please.")  # terse, but near the tool's requests
     assert home.media["playing"] == "jazz"
