@@ -83,6 +83,8 @@ def test_vocabulary_comes_from_the_registry():
     assert not is_question("What about the bedroom?") and is_question("Pasta timer status?")
     assert not is_question("Do the bedroom as well.") and is_question("Do you know the time?")
     assert is_question("Does it rain?") and not is_question("Do the kitchen next.")
+    assert is_question("Volume level?") and is_question("Bedroom humidity?")  # terse, said as a question
+    assert not is_question("Could the bathroom be a bit brighter, like 80?") and not is_question("Mind turning it off?")
 
 
 def test_a_blocked_call_ends_the_turn_in_words_without_another_hop():

@@ -82,10 +82,8 @@ convert calculate compute translate spell define explain
 _DO = frozenset({"do", "does"})
 _SUBJECTS = frozenset("i you we they he she it this that these those there".split())
 _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
-#: words that make a terse line ending in "?" a question about a state ("Timer status?")
-_STATE = frozenset({"status", "state", "left", "remaining"})
-#: a terse question may open with these ("Any timers running?")
-_ANY = frozenset({"any", "anything", "anyone", "anybody"})
+#: a line ending in "?" that opens with these is a polite request, not a question
+_POLITE = frozenset("can could would will won't wouldn't mind may might shall should please".split())
 #: an enum parameter that says *where* (its values are places, so a place the request names must be one)
 _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor", "where"})
 
@@ -99,7 +97,9 @@ def is_question(text: str) -> bool:
     asked = text.rstrip().endswith("?")
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
-    return words[0] in _ASKS or (asked and (bool(_STATE & set(words)) or words[0] in _ANY))
+    # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
+    # opens like a polite request ("Can you ...?", "Mind turning ... off?")
+    return words[0] in _ASKS or (asked and words[0] not in _POLITE)
 
 
 def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
