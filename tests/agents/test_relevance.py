@@ -87,15 +87,15 @@ def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_ca
     assert r.calls[0].dispatched and r.calls[0].error is None
 
 
-def test_a_call_of_a_tool_far_from_the_request_by_meaning_is_blocked_though_it_shares_a_word(embedder):
-    be, agent, home = _gated([call("play_music", query="cats")], embedder, answer_below=None)
+def test_far_blocks_a_tool_far_from_the_request_by_meaning_and_the_shipped_gate_answers_in_words(embedder):
+    be, agent, home = _gated([call("play_music", query="cats")], embedder, answer_below=None, far_below=-0.15)
     r = agent.run("Tell me a joke about cats.")  # the query said verbatim grounds it by words
     assert not r.calls[0].dispatched and home.media["state"] == "stopped"
     be, agent, home = _gated(['{"answer": "Cats have nine lives, so they never fear the punchline."}'],
                              embedder)  # the shipped gate: words only, no call can be made
     r = agent.run("Tell me a joke about cats.")
     assert be.requests[0]["grammar"].strategy == "answer" and r.calls == [] and home.media["state"] == "stopped"
-    be, agent, home = _gated([call("play_music", query="jazz")], embedder)
+    be, agent, home = _gated([call("play_music", query="jazz")], embedder, far_below=-0.15)
     agent.run("Jazz please.")  # terse, but near the tool's requests
     assert home.media["playing"] == "jazz"
 

@@ -64,8 +64,8 @@ REDIRECT_ABOVE: float | None = -0.05
 #: the one-off note of a redirected hop (never stored in the session)
 REDIRECT_NOTE = 'Call {tool} for the request "{request}", with the arguments it says.'
 TRUST_ABOVE: float | None = 0.2
-#: a call of a tool this far below the nearest no-tool line is blocked (see RelevanceGate)
-FAR_BELOW: float | None = -0.15
+#: a call of a tool this far below the nearest no-tool line is blocked (off: see RelevanceGate)
+FAR_BELOW: float | None = None
 TRUST_LEAD = 0.1
 
 
@@ -144,9 +144,11 @@ class RelevanceGate(Hook):
       ("How long is left on the timer?" -> ``start_timer``) asks about a state no tool
       reports: it is never forced to call, and any call it draws (the model's
       ``get_time``) is blocked as a question ("Sorry, I can't check that.");
-    * **far** (``far_below``): a call of a tool whose own similarity is that far below the
-      nearest no-tool line is blocked, though it shares a word with the request ("Tell me
-      a joke about cats." -> ``play_music("cats")``);
+    * **far** (off unless ``far_below`` is given): a call of a tool whose own similarity is
+      that far below the nearest no-tool line is blocked, though it shares a word with the
+      request ("Tell me a joke about cats." -> ``play_music("cats")``). Measured at -0.15:
+      it changed no verdict on dev, dev2, dev3, and on a fresh probe it blocked "Resume."
+      (one word, media_control at -0.19); the cats joke is answered in words anyway;
     * **trust**: a call of the nearest tool, well ahead of the others (``margin`` at least
       ``trust_above``, ``trust_lead`` over the runner-up), is related to the request though
       it shares no word with it ("Should I bring an umbrella?" -> the weather): grounding
