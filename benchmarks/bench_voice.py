@@ -15,6 +15,8 @@ through VAD, STT, a responder and TTS into a recording sink. Rows, side by side:
                       the prompt is evaluated from the speculative transcript during the
                       silence wait (`LLMAgent.prefill`), as `edgevox voice` does
   agent / plain, no prefill  the same turns without that, interleaved with them
+  agent / plain, answer-only off  the same turns without the relevance gate's answer-only
+                      first hop (``answer_below=None``), interleaved with them
   agent / tool, say   requests that need one tool call; the tools word the result (one hop)
   agent / tool, no say  the same requests with the tools' `say=` removed (the model words it)
   fresh / ...         the first turn of a fresh process (subprocess: load STT, TTS and the LLM,
@@ -300,15 +302,23 @@ def main() -> None:
                 respond.prepare = prepare
             return respond
 
+        # the same agent without the relevance gate's answer-only first hop (same prefix, same model)
+        from edgevox.agents.slm.relevance import RelevanceGate
+        from edgevox.examples.home import home_hooks
+
+        free, _home3 = home_agent(backend, hooks=[RelevanceGate(answer_below=None) if h.name == "relevance" else h
+                                                  for h in home_hooks()])
         agent.run("Turn on the hallway light.")  # warm-up: first prompt, grammar builds
         plain_clips = [c for c in clips if c[0] in PLAIN_REQUESTS]
         tool_clips = [c for c in clips if c[0] in TOOL_REQUESTS]
-        plain, unprepared = [], []
-        for clip in plain_clips:  # interleaved, so load changes hit both alike
+        plain, unprepared, answer_free = [], [], []
+        for clip in plain_clips:  # interleaved, so load changes hit all alike
             plain += run_rows(pipe, [clip], responder_of(agent))
             unprepared += run_rows(pipe, [clip], responder_of(agent, prefill=False))
+            answer_free += run_rows(pipe, [clip], responder_of(free))
         rows["agent / plain"] = plain
         rows["agent / plain, no prefill"] = unprepared
+        rows["agent / plain, answer-only off"] = answer_free
         with_say, without = [], []
         for clip in tool_clips:  # interleaved, so load changes hit both alike
             with_say += run_rows(pipe, [clip], responder_of(agent))
