@@ -89,7 +89,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     Requests: right / missed / wrong in % of request turns. No tool fits: unwanted in % of
     those turns, and the number of calls that ran there. False claims: turns whose final
     reply still claims what no call did; claims caught: turns where the ``false_claim`` hook
-    acted (retried or rephrased). Latency: p50/p90 of the wall time per turn, in seconds.
+    acted (retried or rephrased). Made-up readings: turns whose reply states a time or the
+    weather no call read ("–" for rows written before they were judged). Latency: p50/p90 of
+    the wall time per turn, in seconds.
     """
     req = [r for r in rows if r["expect"] != "none"]
     none = [r for r in rows if r["expect"] == "none"]
@@ -103,6 +105,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "unwanted_calls": sum(r["ran"] for r in none),
         "false_claims": sum(1 for r in rows if r["false_claim"]),
         "claims_caught": sum(1 for r in rows if (r.get("hooks") or {}).get("false_claim")),
+        "made_up": sum(1 for r in rows if r.get("made_up")) if any("made_up" in r for r in rows) else None,
         "p50_s": _quantile(lat, 0.5), "p90_s": _quantile(lat, 0.9),
     }
 
@@ -110,7 +113,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 COLUMNS = [("policy", "setup"), ("split", "split"), ("turns", "turns"), ("right_pct", "right %"),
            ("missed_pct", "missed %"), ("wrong_pct", "wrong %"), ("unwanted_pct", "unwanted %"),
            ("unwanted_calls", "unwanted calls"), ("false_claims", "false claims"),
-           ("claims_caught", "claims caught"), ("p50_s", "p50 s"), ("p90_s", "p90 s")]
+           ("claims_caught", "claims caught"), ("made_up", "made-up readings"), ("p50_s", "p50 s"),
+           ("p90_s", "p90 s")]
 
 
 def setup_of(row: dict[str, Any]) -> str:
@@ -130,7 +134,7 @@ def table(rows: list[dict[str, Any]], by_kind: bool = False) -> tuple[list[dict[
             for kind in sorted({r["kind"] for r in mine}):
                 out.append({"policy": setup, "split": kind, **summarise([r for r in mine if r["kind"] == kind])})
             continue
-        for split in ("dev", "dev2", "dev3", "test", "all"):
+        for split in ("dev", "dev2", "dev3", "dev4", "test", "all"):
             part = [r for r in mine if r["split"] == split or (split == "all" and r["split"] in ("dev", "test"))]
             if part:
                 out.append({"policy": setup, "split": split, **summarise(part)})

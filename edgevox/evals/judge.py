@@ -21,7 +21,9 @@ changed the home. Verdicts per turn:
   other call ran), ``missed`` (no call ran), ``wrong`` (calls ran, not the right ones);
 * no tool fits: ``ok`` (no call ran) or ``unwanted`` (at least one call ran);
 * ``false_claim`` on any turn: the reply says something was done that no successful call
-  of the turn backs, or contradicts what the call did (``edgevox.agents.slm.claims``).
+  of the turn backs, or contradicts what the call did (``edgevox.agents.slm.claims``);
+* ``made_up`` on any turn: readings the reply states (a time of day, the weather) that no
+  call of the turn read, where a tool reads them (``claims.made_up_readings``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from edgevox.agents.slm.claims import unbacked
+from edgevox.agents.slm.claims import made_up_readings, unbacked
 
 BLOCKED = ("unknown_tool", "invalid_arguments")
 
@@ -116,7 +118,7 @@ def _assign(expect: list[dict[str, Any]], calls: list[Any]) -> bool:
 
 def judge_turn(expect: list[dict[str, Any]] | None, calls: list[Any], reply: str,
                registry: Any = None) -> dict[str, Any]:
-    """The verdict of one turn: ``{"verdict", "false_claim", "claims", "ran"}``."""
+    """The verdict of one turn: ``{"verdict", "false_claim", "claims", "made_up", "ran"}``."""
     did = ran(calls)
     if expect is None:
         verdict = "unwanted" if did else "ok"
@@ -127,4 +129,5 @@ def judge_turn(expect: list[dict[str, Any]] | None, calls: list[Any], reply: str
     else:
         verdict = "wrong"
     reasons = unbacked(reply, calls, registry)
-    return {"verdict": verdict, "false_claim": bool(reasons), "claims": reasons, "ran": len(did)}
+    made_up = [sentence for _, sentence in made_up_readings(reply, calls, registry)]
+    return {"verdict": verdict, "false_claim": bool(reasons), "claims": reasons, "made_up": made_up, "ran": len(did)}
