@@ -13,7 +13,7 @@ from agent_fakes import ScriptedBackend, call
 from agent_tools import get_time, get_weather, set_lights
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.slm.claims import find_claims, unbacked
+from edgevox.agents.slm.claims import find_claims, made_up_readings, unbacked
 from edgevox.agents.types import CallRecord
 from edgevox.tools import tool
 
@@ -167,12 +167,12 @@ def test_honest_replies_pass_untouched():
 
 
 def test_text_streams_word_by_word_and_a_claim_sentence_is_never_begun():
-    story = "Once upon a time there was a small dragon who liked soup. I've turned on the kitchen light."
+    story = "Long ago there was a small dragon who liked soup. I've turned on the kitchen light."
     ag, _ = _agent([story, "I can't do that."])
     stream = ag.run_stream("tell me a story")
     pieces = [p for p in stream if isinstance(p, str)]
     spoken = "".join(pieces)
-    assert spoken.startswith("Once upon a time there was a small dragon who liked soup.")
+    assert spoken.startswith("Long ago there was a small dragon who liked soup.")
     assert len([p for p in pieces if "soup" not in p and p.strip()]) >= 3  # not one sentence-sized lump
     assert "I've" not in spoken and "kitchen" not in spoken and "kitchen" not in stream.result.reply
 
@@ -199,3 +199,51 @@ def test_on_the_real_model_a_reply_names_only_what_the_calls_did(qwen_backend):
     chosen = {c.arguments.get("room") for c in r.calls if c.ok}
     for room in ("kitchen", "living room"):
         assert room not in r.reply.lower() or room in chosen or "all" in chosen, (r.calls, r.reply)
+
+
+def test_a_time_or_the_weather_said_with_no_call_that_read_it_is_made_up():
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry([get_time, get_weather, set_lights])
+    # QWEN: "Time please." with no call, on three tuning splits
+    assert made_up_readings("The current local time is 10:30 AM.", [], reg) == [
+        ("time", "The current local time is 10:30 AM.")]
+    assert made_up_readings("It is 14 degrees and partly cloudy in Rome.", [], reg)[0][0] == "weather"
+    assert made_up_readings("It's 3 pm.", [], reg)
+    # backed by a call that read it; not a reading; no reader in the registry; a question back
+    assert not made_up_readings("It is 14:05.", [_rec("get_time")], reg)
+    for text in ("Water boils at 100 degrees.", "I have 2 cats.", "Rain is likely.", "Is it 3 pm already?"):
+        assert not made_up_readings(text, [], reg), text
+    assert not made_up_readings("It is 10:30.", [], ToolRegistry([set_lights]))
+    assert not made_up_readings("It is 10:30.", [], None)
+
+
+def test_a_made_up_time_is_retried_as_a_call_and_never_begun_in_the_stream():
+    ag, be = _agent(["The current local time is 10:30 AM.", call("get_time"), "It is 14:05."])
+    stream = ag.run_stream("Time please.")
+    spoken = "".join(p for p in stream if isinstance(p, str))
+    r = stream.result
+    assert [c.name for c in r.calls] == ["get_time"] and r.calls[0].ok
+    assert "10:30" not in spoken and "current local" not in spoken and r.reply == "It is 14:05."
+    assert "that time was made up" in be.requests[1]["prompt"]
+    assert be.requests[1]["grammar"].strategy == "required"
+    ag, _ = _agent(["It is 10:30.", "It is 11:00."])  # made up twice: the truth instead
+    r = ag.run("Time please.")
+    assert r.calls == [] and r.reply == ag.phrases.not_done and "10:30" not in r.reply
+
+
+@pytest.mark.model
+def test_on_the_real_model_the_time_comes_from_the_clock(qwen_backend):
+    """Measured on the tuning splits: the home agent answered "Time please." with a made-up
+    "10:30 AM"; the clock here is fixed at 07:45, so a time in the reply came from the tool."""
+    import datetime as dt
+
+    from edgevox.examples.home import Home, home_agent
+
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
+    for text in ("Time please.", "Clock?"):
+        agent, home = home_agent(model, home=Home(now=dt.datetime(2026, 3, 4, 7, 45)))
+        r = agent.run(text)
+        times = [m for m in ("10:30", "07:45", "7:45") if m in r.reply]
+        assert [c.name for c in r.calls if c.dispatched] == ["get_time"] and times and set(times) <= {"07:45", "7:45"}, \
+            (text, r.calls, r.reply)

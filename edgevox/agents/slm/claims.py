@@ -18,6 +18,13 @@ backing calls were given or returned ("set to 22 degrees" after a call that set 
 contradiction), and a value of a backing tool's enum parameter that the sentence names must
 be one a backing call chose ("the living room light is on" after the kitchen's was switched
 on; "all" only when said of the topic: "all the lights").
+
+Readings are the other kind of false statement (``made_up_readings``): a time of day or the
+weather said with no call that read it. Measured on the home evaluation's tuning splits,
+"Time please." was answered "The current local time is 10:30 AM." with no call (dev, dev3 and
+dev4 alike), and "And in Rome?" after a weather call with the home's weather again. A reading
+counts only where the registry has a tool that changes nothing and reads that kind (a home
+without a clock may talk about times).
 """
 
 from __future__ import annotations
@@ -167,6 +174,41 @@ def _other_target(claim: Claim, backing: list[Any], tools: dict[str, Any]) -> st
                 elif re.search(rf"\b{re.escape(value)}\b", low):
                     return value
     return None
+
+
+#: kind of reading -> (a sentence that states one, words naming it in a read-only tool's name
+#: or description)
+READINGS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
+    "time": (re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:a\.?m\b\.?|p\.?m\b\.?)"), ("time", "clock")),
+    "weather": (re.compile(r"(?=.*\d)(?=.*\b(?:sunny|cloudy|clear sky|clear skies|rain|raining|rainy|snow|snowing|"
+                           r"windy|overcast|forecast|humid|humidity|storm|stormy|fog|foggy)\b)"), ("weather", "forecast")),
+}
+
+
+#: words that may open a reading: a streamed sentence with one is held until it can be checked
+READING_TRIGGERS = frozenset({"time", "clock", "weather", "forecast", "sunny", "cloudy", "rain", "raining",
+                              "snow", "windy", "outside", "temperature", "degrees", "am", "pm"})
+
+
+def made_up_readings(text: str, calls: list[Any], registry: Any = None) -> list[tuple[str, str]]:
+    """``(kind, sentence)`` of each reading in ``text`` (a time of day, the weather) that no
+    successful call of the turn read, where the registry has a read-only tool for that kind;
+    empty without a registry."""
+    if registry is None:
+        return []
+    from edgevox.agents.slm.vocabulary import changes_things
+
+    ok = [c for c in calls if getattr(c, "dispatched", True) and getattr(c, "error", None) is None]
+    reasons = []
+    for kind, (pattern, names) in READINGS.items():
+        readers = [t for t in registry if not changes_things(t)
+                   and set(re.findall(r"[a-z]+", f"{t.name.replace('_', ' ')} {t.description}".lower())) & set(names)]
+        if not readers or any(c.name in {t.name for t in readers} for c in ok):
+            continue
+        said = next((s for s in _sentences(text or "") if not s.endswith("?") and pattern.search(s.lower())), None)
+        if said is not None:
+            reasons.append((kind, said))
+    return reasons
 
 
 def unbacked(text: str, calls: list[Any], registry: Any = None) -> list[str]:

@@ -15,6 +15,10 @@ claims again, or no hop is left, the reply is said from the results instead: wha
 successful calls returned, or that nothing was done. In ``run_stream`` a sentence is held
 from its first word that a claim needs until it is complete and checked, so a false claim
 is never spoken; other text streams a few words late (``_HoldClaims``).
+
+A reading said with no call that read it ("The current local time is 10:30 AM.",
+``claims.made_up_readings``) is treated the same way, with its own note: the retry must call,
+so the time or the weather comes from the tool that reads it.
 """
 
 from __future__ import annotations
@@ -24,11 +28,13 @@ import re
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
-from edgevox.agents.slm.claims import TRIGGERS, unbacked
+from edgevox.agents.slm.claims import READING_TRIGGERS, TRIGGERS, made_up_readings, unbacked
 from edgevox.agents.speech import summarise
 
 NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an action, call the tool "
         "for it now; otherwise answer in words without saying that anything was done.")
+READING_NOTE = ("No tool was called, so that {kind} was made up. Call the tool that tells the {kind} now, "
+                "or say that you cannot tell.")
 _END = re.compile(r"[.!?\n]")
 _TOKEN = re.compile(r"[\w'’]+|\s+|[^\w\s]")
 
@@ -47,7 +53,8 @@ class _HoldClaims(StreamFilter):
 
     A sentence's first ``LEAD`` words are held (a claim names its subject first: "I'm",
     "The garage light"); if a word a claim needs (``claims.TRIGGERS``: an action verb, a
-    device, "done", "now") comes, the sentence is held until complete and checked whole;
+    device, "done", "now") or a reading may need (``claims.READING_TRIGGERS``: "time",
+    "weather", a digit) comes, the sentence is held until complete and checked whole;
     otherwise it streams word by word. From the first unbacked claim on, everything is held
     and the hook decides what is said. So a false claim is never spoken, and other text is
     at most a few words late.
@@ -73,7 +80,7 @@ class _HoldClaims(StreamFilter):
                 end = _END.search(self.buf)
                 if end is None:
                     return out
-                if unbacked(self.said + self.buf[:end.end()], self.ctx.records, self.ctx.registry):
+                if _problems(self.said + self.buf[:end.end()], self.ctx)[0]:
                     self.blocked = True
                     return out
                 out += self.buf[:end.end()]
@@ -84,7 +91,7 @@ class _HoldClaims(StreamFilter):
                 tok = m.group()
                 if m.end() == len(self.buf) and tok[0].isalnum():
                     break  # a word may still grow
-                if tok.lower() in TRIGGERS:
+                if tok.lower() in TRIGGERS or tok.lower() in READING_TRIGGERS or tok[0].isdigit():
                     self.hold = True
                     break
                 words += tok[0].isalnum()
@@ -105,6 +112,19 @@ class _HoldClaims(StreamFilter):
                 return out
 
 
+def _problems(text: str, ctx: TurnContext) -> tuple[list[str], str]:
+    """Why ``text`` may not be said in this turn (unbacked action claims, else made-up
+    readings), and the note the retry gets."""
+    reasons = unbacked(text, ctx.records, ctx.registry)
+    if reasons:
+        return reasons, NOTE
+    readings = made_up_readings(text, ctx.records, ctx.registry)
+    if readings:
+        kind = readings[0][0]
+        return [f"states the {k} with no call that read it: {s!r}" for k, s in readings], READING_NOTE.format(kind=kind)
+    return [], NOTE
+
+
 class FalseClaim(Hook):
     name = "false_claim"
     priority = 45  # last: it reads the reply speakable has cleaned, and defers to earlier retries
@@ -116,7 +136,7 @@ class FalseClaim(Hook):
     def after_llm(self, ctx: TurnContext, output: Any) -> HookResult | None:
         if output.calls or output.retry or not output.content.strip():
             return None
-        reasons = unbacked(output.content, ctx.records, ctx.registry)
+        reasons, note = _problems(output.content, ctx)
         if not reasons:
             return None
         st = ctx.state(self)
@@ -126,7 +146,7 @@ class FalseClaim(Hook):
             return HookResult.end(safe, reason="; ".join(reasons))
         st["retried"] = True
         st["force"] = not ctx.successes()
-        return HookResult.replace(output.replace(retry=NOTE, fallback=safe), reason="; ".join(reasons))
+        return HookResult.replace(output.replace(retry=note, fallback=safe), reason="; ".join(reasons))
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
         if not ctx.state(self).pop("force", False) or request.strategy == "none" or not request.tools:
