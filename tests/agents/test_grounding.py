@@ -45,6 +45,15 @@ ALL = list(TOOLS.values())
     ("Water the lawn for 10 minutes.", "start_timer", {"minutes": 10}, "device"),  # a lawn is no timer's
     ("Check the pasta timer.", "start_timer", {"seconds": 90, "label": "pasta"}, "question"),  # "check" asks
     ("Convert 20 degrees Celsius to Fahrenheit.", "set_thermostat", {"temperature": 20}, "question"),  # so does "convert"
+    # a state said as "... status." (dev4, session 6); a reader asked about a room of the home
+    ("Bathroom light status.", "set_light", {"room": "bathroom", "on": True}, "question"),
+    ("How warm is it in the bedroom?", "get_weather", {}, "question"),
+    ("Weather in Paris.", "get_weather", {"location": "Paris"}, None),  # a city is the weather's own
+    ("Is it chilly in the den right now?", "get_weather", {}, "question"),  # a place the call leaves out
+    ("Why is the sky blue?", "get_weather", {}, "question"),  # a reason: no tool's
+    ("Is it cold out?", "get_weather", {}, None),  # said in the weather's phrasings
+    ("Unpause.", "media_control", {"action": "pause"}, "unrelated"),  # the opposite of what was said
+    ("Unpause.", "media_control", {"action": "play"}, None),
     ("Hello!", "set_light", {"room": "living room", "on": True}, "unrelated"),
     ("Ugh, Mondays.", "set_light", {"room": "living room", "on": True}, "unrelated"),
     # right calls stay grounded

@@ -15,7 +15,11 @@ call before it runs:
 2. **A question to a tool that changes things.** "Is the heating on?" asks about a state;
    a tool whose name or description starts with a verb that changes something (``set_``,
    "Start ...", "Control ...") cannot answer it; one that computes or tells may
-   (``calculate_area``, ``get_weather``). Polite requests ("Can you ...?") are not questions.
+   (``calculate_area``, ``get_weather``). Polite requests ("Can you ...?") are not questions;
+   a line that ends on "status" ("Bathroom light status.") is one. Nor may a tool that tells
+   answer a question about a place its call leaves out: a room of the home ("How warm is it
+   in the bedroom?" -> ``get_weather``: the weather is outside) or "in the den". No tool
+   answers "why" (a reason: "Why is the sky blue?" -> the weather).
 3. **A place the tool does not know.** "Turn off the pantry light." -> ``set_light("all")``:
    the request names a place ("the pantry light", "in the conservatory") that is none of
    the values of the call's *where* enum (``room``), and the call chose another one.
@@ -24,7 +28,9 @@ call before it runs:
    requests of its ``@tool(examples=)``), does not say one of the call's required strings
    ("lo-fi") or its enum values ("crank it *up*"), and does not point back at the request
    before that does ("Now turn it off again."). Numbers and generic verbs ("turn", "set")
-   ground nothing. Words are compared by a crude stem (lights/light, heating/heat).
+   ground nothing. Words are compared by a crude stem (lights/light, heating/heat). A call
+   whose enum value the request says with "un"/"de" before it ("Unpause." -> ``pause``) is
+   about the opposite of the request.
 
 A blocked call never runs; the turn ends with a short reply in words that says what the
 assistant cannot do (measured: letting the model answer after the error cost 50-80 s a
@@ -81,6 +87,8 @@ convert calculate compute translate spell define explain
 #: "do" opens a question only before its subject ("Do you ...", "Does it ..."), else it is an order
 _DO = frozenset({"do", "does"})
 _SUBJECTS = frozenset("i you we they he she it this that these those there".split())
+#: a line that ends on one of these asks for a state ("Bathroom light status.")
+_STATE_WORDS = frozenset({"status"})
 _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
 #: a line ending in "?" that opens with these is a polite request, not a question
 _POLITE = frozenset("can could would will won't wouldn't mind may might shall should please".split())
@@ -95,6 +103,8 @@ def is_question(text: str) -> bool:
     if not words or " ".join(words).startswith(_NOT_ASKING):
         return False
     asked = text.rstrip().endswith("?")
+    if words[-1] in _STATE_WORDS:
+        return True
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
@@ -133,6 +143,29 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     return None
 
 
+def home_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
+    """A place ``request`` names that the call of ``tool`` neither can take (no *where* enum
+    of its own holding it) nor says in its arguments: a value of another tool's *where* enum
+    ("bedroom"), or a place said with "in the ..." ("in the den")."""
+    low = request.lower()
+    own = {str(v).lower() for k, sch in properties(tool).items() if k.lower() in _WHERE for v in enum_of(sch)}
+    said = " ".join(str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, str))
+    for place in _PLACE.findall(low):
+        if place not in GENERIC and place not in own and place not in said:
+            return place
+    for other in tools:
+        if other.name == tool.name:
+            continue
+        for key, sch in properties(other).items():
+            if key.lower() not in _WHERE:
+                continue
+            for value in (str(v).lower() for v in enum_of(sch) if isinstance(v, str)):
+                if value not in GENERIC and value not in own and value not in said \
+                        and re.search(rf"\b{re.escape(value)}\b", low):
+                    return value
+    return None
+
+
 def _wordy(value: str) -> bool:
     """Letters of a name, not only numbers and glue words ("lo-fi", not "x^3" or "1 to 5")."""
     words = WORD.findall(value)
@@ -148,10 +181,15 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         opens = {stem(w) for w in WORD.findall(request.lower()) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
-    if is_question(request) and changes_things(tool):
+    if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
+                                 or re.match(r"\W*why\b", request.lower())):
         return "question"
     if unknown_place(request, tool, arguments, tools):
         return "place"
+    low = request.lower()
+    if any(re.search(rf"\b(?:un|de){re.escape(str(v).lower())}\b", low) for k, sch in properties(tool).items()
+           if enum_of(sch) and isinstance(v := arguments.get(k), str) and v.strip()):
+        return "unrelated"  # "Unpause." -> action "pause": the request says the opposite
     if said & tool_words(tool):
         return None
     # Not optional arguments: the model copies the request's words into a free-text ``label``
