@@ -164,6 +164,13 @@ class CallDispatch:
         if end_reply is not None:
             return Done(end_reply, STOP_HOOK)
         said = self._tools_say([c for c, _ in planned], results)
+        more, self.ctx.more = self.ctx.more, None
+        if said is not None and more and self.ctx.hops_left > 0:  # part of the request is still undone
+            if self.ttft is None:
+                self.ttft = time.perf_counter() - self.t0
+            yield (" " if any(self.spoken) else "") + said
+            self.spoken.append(said)
+            return Next(more)
         if said is not None:  # one hop: the tools word their own results
             a._count("one_hop_replies")
             return Done(said, STOP_REPLY)

@@ -177,6 +177,10 @@ class TurnContext:
     records: list[Any] = field(default_factory=list)
     results: list[Any] = field(default_factory=list)  # ToolResults fed back this turn
     stop_event: threading.Event | None = None
+    #: a note for one more hop after calls that all succeeded and word their own results: set
+    #: by a hook that finds part of the request still undone (``slm.remainder``); the tools'
+    #: sentences are said and the turn goes on with this note instead of ending
+    more: str | None = None
     _state: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def state(self, hook: Hook | str) -> dict[str, Any]:

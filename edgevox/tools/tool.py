@@ -63,6 +63,7 @@ class Tool:
         examples: Any = None,
         confirm: bool | str = False,
         rounds: Any = None,
+        phrasings: Any = None,
     ) -> None:
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise ToolDefinitionError(
@@ -101,6 +102,10 @@ class Tool:
         self.confirm: bool | str = confirm
         #: (request, arguments, result, answer): whole rounds the agent shows the model
         self.rounds: list[tuple[str, dict[str, Any], Any, str]] = _check_rounds(name, rounds)
+        #: other ways people ask for this tool (no arguments): read by the relevance gate
+        #: (``edgevox.agents.slm.relevance``) to tell which tool a request means, never shown
+        #: to the model, so they cost no prompt tokens
+        self.phrasings: tuple[str, ...] = _check_phrasings(name, phrasings)
         self.is_async = fn is not None and _is_async_callable(fn)
         self._validator = Draft202012Validator(schema)
         for request, arguments, *_ in [*self.examples, *self.rounds]:
@@ -133,6 +138,7 @@ class Tool:
         examples: Any = None,
         confirm: bool | str = False,
         rounds: Any = None,
+        phrasings: Any = None,
     ) -> Tool:
         """Build a tool from type hints and docstring (see ``tool``).
 
@@ -162,6 +168,7 @@ class Tool:
             examples=examples,
             confirm=confirm,
             rounds=rounds,
+            phrasings=phrasings,
         )
         self._model = fs.model
         self._params = fs.params
@@ -312,6 +319,16 @@ def _check_examples(name: str, examples: Any) -> list[tuple[str, dict[str, Any]]
     return out
 
 
+def _check_phrasings(name: str, phrasings: Any) -> tuple[str, ...]:
+    """``phrasings=`` as a tuple of non-empty request strings; a clear error for anything else."""
+    if phrasings is None:
+        return ()
+    if isinstance(phrasings, str) or not all(isinstance(p, str) and p.strip() for p in phrasings):
+        raise ToolDefinitionError(f"tool {name!r}: phrasings must be a list of request strings, "
+                                  f'e.g. ["Lights out.", "Kill the lamp."]')
+    return tuple(dict.fromkeys(p.strip() for p in phrasings))
+
+
 def _check_rounds(name: str, rounds: Any) -> list[tuple[str, dict[str, Any], Any, str]]:
     """``rounds=`` as a list of (request, arguments, result, answer); a clear error otherwise."""
     out: list[tuple[str, dict[str, Any], Any, str]] = []
@@ -350,6 +367,7 @@ def tool(
     examples: Any = None,
     confirm: bool | str = False,
     rounds: Any = None,
+    phrasings: Any = None,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -364,6 +382,7 @@ def tool(
     examples: Any = None,
     confirm: bool | str = False,
     rounds: Any = None,
+    phrasings: Any = None,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a function into a ``Tool``: ``@tool`` or ``@tool(name=..., description=..., timeout=...)``.
 
@@ -383,17 +402,20 @@ def tool(
     ``rounds``: whole example rounds, ``[("request", arguments, result, "spoken answer")]``:
     the agent shows the model the call, the result and the answer (how a result is worded,
     for the hop that words it when the tool has no ``say`` or it failed).
+    ``phrasings``: other ways people ask for it, without arguments (``["Unpause.", "Keep
+    going."]``): the relevance gate compares a request with them by meaning to tell which
+    tool it means; the model never sees them.
     """
     if fn is not None:
         return Tool.from_function(
             fn, name=name, description=description, timeout=timeout, localns=_caller_locals(),
-            say=say, examples=examples, confirm=confirm, rounds=rounds,
+            say=say, examples=examples, confirm=confirm, rounds=rounds, phrasings=phrasings,
         )
 
     def decorate(f: Callable[..., Any]) -> Tool:
         return Tool.from_function(
             f, name=name, description=description, timeout=timeout, localns=_caller_locals(),
-            say=say, examples=examples, confirm=confirm, rounds=rounds,
+            say=say, examples=examples, confirm=confirm, rounds=rounds, phrasings=phrasings,
         )
 
     return decorate

@@ -46,6 +46,39 @@ def test_the_index_is_built_from_the_registry(embedder):
     assert len(NO_TOOL_LINES) >= 40
 
 
+def test_phrasings_tell_the_gate_which_tool_and_never_reach_the_prompt(embedder):
+    from edgevox.tools import ToolDefinitionError, tool
+
+    tools = Home().tools()
+    media = next(t for t in tools if t.name == "media_control")
+    assert "Unpause the song." in tool_lines(media) and media.phrasings
+    with_them = ToolIndex(tools, embedder)
+    for t in tools:
+        t.phrasings = ()
+    without = ToolIndex(tools, embedder)
+    # measured on the tuning splits: "Go back a track." sat as near set_volume and play_music
+    # as media_control, "Got the time?" below the must-call margin
+    for text, name in [("Go back a track.", "media_control"), ("Resume the song.", "media_control"),
+                       ("Time, please?", "get_time")]:
+        assert with_them.relevance(text).best[0] == name, text
+        assert with_them.relevance(text).margin > without.relevance(text).margin, text
+    for bad in ("Unpause.", ["ok", ""], [3]):
+        with pytest.raises(ToolDefinitionError, match="phrasings must be"):
+            tool(name="noop", phrasings=bad)(lambda: None)
+    # the model never sees them: the home agent's prompt prefix is the same with and without
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([], preset="qwen2.5-coder-0.5b")
+    shipped, _ = home_agent(be)
+    bare = Home().tools()
+    for t in bare:
+        t.phrasings = ()
+    from edgevox.agents import LLMAgent
+
+    plain = LLMAgent("vox", "", shipped.instructions, tools=bare, model=be, preset="qwen2.5-coder-0.5b")
+    assert shipped.prompt_prefix() == plain.prompt_prefix()
+
+
 def _gated(script, embedder, **options):
     """A home agent on a scripted backend, with the gate in front of the default hooks."""
     from edgevox.examples.home import home_agent
@@ -82,6 +115,14 @@ def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_ca
     r = agent.run("How long is left on the timer?")
     assert be.requests[0]["grammar"].strategy != "required"  # the must-call decision stood aside
     assert r.calls and not r.calls[0].dispatched and r.reply == "Sorry, I can't check that."
+    # as near the thermostat as the weather: a question about the setting (dev3); the
+    # model's weather call does not run
+    be, agent, home = _gated([call("get_weather")], embedder)
+    r = agent.run("What temperature is the house set to?")
+    assert r.calls and not r.calls[0].dispatched and r.reply == "Sorry, I can't check that."
+    be, agent, home = _gated([call("get_weather")], embedder)
+    r = agent.run("How hot is it outside?")  # the weather well ahead of the thermostat: read
+    assert r.calls[0].dispatched and r.calls[0].error is None
     be, agent, home = _gated([call("get_time")], embedder)
     r = agent.run("What time is it?")  # a question to the tool that tells it: answered
     assert r.calls[0].dispatched and r.calls[0].error is None

@@ -32,6 +32,12 @@ def test_the_home_set_is_big_enough_and_every_spec_is_a_call_the_registry_can_ma
     items = load_set("home")
     tuning = load_set("home", "dev2")  # the written tuning sets: never part of dev, test or all
     third = load_set("home", "dev3")
+    fourth = load_set("home", "dev4")  # session 6: the outside set's topics, run once before any change
+    assert len(fourth) >= 110 and not {i.id for i in fourth} & {i.id for i in items + tuning + third}
+    assert sum(t.expect is None for it in fourth for t in it.turns) >= 45
+    held_out = {t.say.lower() for it in items if it.split == "test" for t in it.turns}
+    assert not {t.say.lower() for it in fourth for t in it.turns} & held_out  # no test line tuned on
+    third = third + fourth
     assert len(tuning) >= 40 and len(third) >= 100
     assert sum(t.expect is None for it in third for t in it.turns) >= 60  # mostly lines no tool serves
     assert not {i.id for i in tuning + third} & {i.id for i in items} and not {i.id for i in tuning} & {i.id for i in third}
@@ -51,6 +57,20 @@ def test_the_home_set_is_big_enough_and_every_spec_is_a_call_the_registry_can_ma
                 assert spec["name"] in params, (it.id, spec)
                 extra = set(spec.get("args", {})) - params[spec["name"]] - set(DERIVED.get(spec["name"], {}))
                 assert not extra, (it.id, extra)
+
+
+def test_no_example_or_phrasing_of_the_home_tools_is_an_evaluation_utterance():
+    import re
+
+    from edgevox.examples.home import Home
+
+    def norm(text):
+        return re.sub(r"[^a-z0-9 ]", "", text.lower()).strip()
+
+    said = {norm(t.say) for split in ("all", "dev2", "dev3", "dev4") for it in load_set("home", split) for t in it.turns}
+    for t in Home().tools():
+        for line in [request for request, _ in t.examples] + list(t.phrasings):
+            assert norm(line) not in said, (t.name, line)
 
 
 def test_the_split_is_a_fixed_function_of_the_text_and_both_parts_have_both_kinds():
@@ -103,7 +123,7 @@ def test_judge_verdicts():
     blocked = Rec("set_fan", {}, error="no such tool", error_type="unknown_tool")
     assert judge_turn(LIGHT_ON, [blocked], "")["verdict"] == "missed"
     assert judge_turn(None, [blocked], "I can't do that.") == {"verdict": "ok", "false_claim": False, "claims": [],
-                                                              "ran": 0}
+                                                              "made_up": [], "ran": 0}
     # a call that ran and failed inside the tool still was an action
     assert judge_turn(None, [Rec("set_thermostat", {"temperature": 72}, error="out of range",
                                  error_type="exception")], "")["verdict"] == "unwanted"
@@ -136,6 +156,18 @@ def test_judge_counts_false_claims():
     assert v["verdict"] == "ok" and v["false_claim"] and v["claims"]
     v = judge_turn(LIGHT_ON, [Rec("set_light", {"room": "kitchen", "on": True})], "The kitchen light is now off.")
     assert v["verdict"] == "right" and v["false_claim"]
+
+
+def test_judge_counts_made_up_readings_where_a_tool_reads_them():
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry(Home().tools())
+    v = judge_turn([{"name": "get_time"}], [], "The current local time is 10:30 AM.", reg)
+    assert v["verdict"] == "missed" and v["made_up"] == ["The current local time is 10:30 AM."] and not v["false_claim"]
+    assert judge_turn([{"name": "get_time"}], [Rec("get_time", {})], "It is 10:30.", reg)["made_up"] == []
+    rows = [_row("auto", "dev", "none", "ok", 1.0), dict(_row("auto", "dev", "none", "ok", 1.0), made_up=["It is 9 pm."])]
+    assert summarise(rows)["made_up"] == 1 and summarise(rows[:1])["made_up"] is None  # older rows: not judged
 
 
 def _row(policy, split, expect, verdict, latency, claim=False, ran=0):

@@ -103,6 +103,7 @@ def tool_words(tool: Any) -> set[str]:
     parts = [tool.name.replace("_", " ").replace(".", " "), first_sentence(tool.description or "")]
     parts.extend(key.replace("_", " ") for key in properties(tool))
     parts.extend(request for request, _ in getattr(tool, "examples", None) or [])
+    parts.extend(getattr(tool, "phrasings", None) or ())  # other ways people ask for it
     return content_words(" ".join(parts)) | _enums(tool)[1]
 
 

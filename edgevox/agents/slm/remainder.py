@@ -1,0 +1,94 @@
+"""Two actions in one sentence: the part of a request the calls left undone.
+
+Measured on the home evaluation's tuning splits with Qwen2.5-Coder-0.5B: "Pause the music and
+set the thermostat to 20.", "Play some jazz and set the volume to 30." and "Set the thermostat
+to 21 and start a 15 minute timer." each made one call, for the first half, and the tool's own
+sentence ended the turn. Demonstrations of lists of calls taught the list form only in part.
+
+Here, after the calls of the first hop have all succeeded, the request is cut at its joins
+("and", "then", "also", ";") and each part is compared by meaning with the tools' requests
+(the relevance gate's index, ``relevance.ToolIndex``). A part clearly near a tool that no call
+of the turn used (margin at least ``CALL_ABOVE`` over the no-tool lines, ``TRUST_LEAD`` ahead
+of the runner-up) is still undone: the tools' sentences are said and one more hop must call
+that tool, with the part repeated in a note. A part that names a device no tool serves, or
+asks a question of a tool that changes things, is left alone (grounding no longer checks a
+call once one has succeeded in the turn, so the checks it would make are made here first).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.grounding import is_question, unserved_devices
+from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
+from edgevox.agents.slm.vocabulary import changes_things
+
+#: the note of the extra hop (never stored in the session)
+NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
+#: where a request joins two actions
+_JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|\s*;\s*", re.IGNORECASE)
+
+
+def parts_of(text: str) -> list[str]:
+    """The request cut at its joins, parts of two words or more ("Pause the music and set the
+    thermostat to 20." -> ["Pause the music", "set the thermostat to 20."])."""
+    parts = [p.strip(" ,.") for p in _JOIN.split(text)]
+    return [p for p in parts if len(p.split()) >= 2]
+
+
+class Remainder(Hook):
+    """One more hop for the undone part of a two-action request (see the module docstring)."""
+
+    name = "remainder"
+    priority = 6  # after the relevance gate and grounding (before_tool), before the arguments' repairs
+
+    def __init__(self, *, gate: RelevanceGate | None = None, call_above: float = CALL_ABOVE,
+                 lead: float = TRUST_LEAD, **kw: Any):
+        super().__init__(**kw)
+        self.gate = gate or RelevanceGate()
+        self.call_above = call_above
+        self.lead = lead
+
+    def undone(self, ctx: TurnContext, called: set[str]) -> tuple[str, str] | None:
+        """``(tool, part)`` of the first part of the request clearly for a tool no call used."""
+        parts = parts_of(ctx.text)
+        if len(parts) < 2 or not len(ctx.registry):
+            return None
+        index = self.gate.index(ctx.registry)
+        if index is None:
+            return None
+        tools = list(ctx.registry)
+        for part in parts:
+            rel = index.relevance(part)
+            name, sim = rel.best
+            if name is None or name in called or rel.margin < self.call_above or sim - rel.runner_up() < self.lead:
+                continue
+            tool = ctx.registry.get(name)
+            if unserved_devices(part, tools) or (is_question(part) and changes_things(tool)):
+                continue
+            return name, part
+        return None
+
+    def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
+        st = ctx.state(self)
+        if st.get("done") or ctx.hop != 0 or not getattr(result, "ok", False):
+            ctx.more = None
+            return None
+        called = {r.name for r in ctx.records} | {result.name}
+        found = self.undone(ctx, called)
+        st["pending"] = found
+        ctx.more = NOTE.format(tool=found[0], part=found[1]) if found else None
+        return None
+
+    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        st = ctx.state(self)
+        found = st.pop("pending", None)
+        note = NOTE.format(tool=found[0], part=found[1]) if found else None
+        if note is None or note not in request.notes or st.get("done") or not request.tools:
+            return None  # the hop the tools' sentences made way for (not a say-less tool's wording hop)
+        st["done"] = True
+        return HookResult.replace(dataclasses.replace(request, strategy=("single", found[0]), notes=[note]),
+                                  reason=f"the rest of the request: {found[0]}", counted=False)

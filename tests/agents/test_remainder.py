@@ -1,0 +1,83 @@
+"""Two actions in one sentence: the undone part of the request gets one more, forced hop.
+
+Pure logic (how a request is cut) and the loop on the scripted backend, with the real
+all-MiniLM-L6-v2 embeddings; then the home agent on the real Qwen2.5-Coder-0.5B.
+"""
+
+from __future__ import annotations
+
+import pytest
+from agent_fakes import ScriptedBackend, call
+
+from edgevox.agents import default_slm_hooks
+from edgevox.agents.slm.relevance import RelevanceGate
+from edgevox.agents.slm.remainder import Remainder, parts_of
+
+
+def test_a_request_is_cut_at_its_joins_into_parts_of_two_words_or_more():
+    assert parts_of("Pause the music and set the thermostat to 20.") == ["Pause the music", "set the thermostat to 20"]
+    assert parts_of("Lights on, then play jazz.") == ["Lights on", "play jazz"]
+    assert parts_of("Kitchen light off; timer 5 minutes.") == ["Kitchen light off", "timer 5 minutes"]
+    assert parts_of("Put salt and pepper on the list.") == ["Put salt", "pepper on the list"]  # cut, but see below
+    assert parts_of("Turn on the kitchen light.") == ["Turn on the kitchen light"]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from edgevox.llm.embedding import load_embedder
+
+    return load_embedder()
+
+
+def _home(script, embedder):
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend(script, preset="qwen2.5-coder-0.5b")
+    gate = RelevanceGate(embedder=embedder)
+    agent, home = home_agent(be, hooks=[gate, Remainder(gate=gate), *default_slm_hooks()])
+    return be, agent, home
+
+
+def test_the_undone_part_is_called_on_one_more_hop_and_both_sentences_are_said(embedder):
+    be, agent, home = _home([call("media_control", action="pause"), call("set_thermostat", temperature=20)], embedder)
+    home.media["state"] = "playing"
+    stream = agent.run_stream("Pause the music and set the thermostat to 20.")
+    spoken = "".join(p for p in stream if isinstance(p, str))
+    r = stream.result
+    assert [c.name for c in r.calls] == ["media_control", "set_thermostat"] and all(c.ok for c in r.calls)
+    assert home.media["state"] == "paused" and home.thermostat_c == 20
+    grammar = be.requests[1]["grammar"]
+    assert grammar.strategy == "single" and grammar.tool_names == ("set_thermostat",)
+    assert 'the rest of the request: "set the thermostat to 20"' in be.requests[1]["prompt"]
+    assert spoken == r.reply == "Paused. The thermostat is set to 20 degrees Celsius."
+    assert r.hops == 2
+
+
+def test_parts_already_called_devices_no_tool_serves_and_one_item_lists_get_no_extra_hop(embedder):
+    be, agent, home = _home([call("set_light", room="kitchen", on=False), call("start_timer", minutes=5)], embedder)
+    r = agent.run("Turn off the kitchen light and start a 5 minute timer.")  # one call: the timer is undone
+    assert [c.name for c in r.calls] == ["set_light", "start_timer"] and len(be.requests) == 2
+    be, agent, home = _home(['[{"tool": "set_light", "arguments": {"room": "kitchen", "on": false}}, '
+                             '{"tool": "start_timer", "arguments": {"minutes": 5}}]'], embedder)
+    r = agent.run("Turn off the kitchen light and start a 5 minute timer.")  # both in one hop: nothing undone
+    assert len(be.requests) == 1 and [c.name for c in r.calls] == ["set_light", "start_timer"]
+    be, agent, home = _home([call("set_light", room="office", on=False)], embedder)
+    r = agent.run("Turn off the office light and open the blinds.")  # blinds: no tool's
+    assert len(be.requests) == 1 and home.lights["office"] is False
+    be, agent, home = _home([call("add_to_shopping_list", item="salt and pepper")], embedder)
+    r = agent.run("Put salt and pepper on the shopping list.")  # one item: both parts are the list's
+    assert len(be.requests) == 1 and home.shopping == ["salt and pepper"]
+
+
+@pytest.mark.model
+def test_on_the_real_model_both_actions_of_one_sentence_run(qwen_backend):
+    from edgevox.examples.home import home_agent
+
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
+    agent, home = home_agent(model)
+    home.media["state"] = "playing"
+    r = agent.run("Pause the music and set the thermostat to 20.")  # one call only, before
+    ran = [c.name for c in r.calls if c.dispatched and c.ok]
+    assert sorted(ran) == ["media_control", "set_thermostat"], (r.calls, r.reply)
+    assert home.media["state"] in ("paused", "stopped") and home.thermostat_c == 20, home.summary()
+    assert "20" in r.reply, r.reply
