@@ -294,7 +294,7 @@ def test_schema_hint_text():
 
 def test_speakable_crafted_markup_stripped_in_reply_and_stream():
     text = "<think>the user wants time</think>**It is** `14:05`.<|im_end|> ```python\nNice day!\n```"
-    ag, _ = make([text])
+    ag, _ = make([call("get_time"), text])  # the time read first: a time said with no call is made up
     stream = ag.run_stream("time?")
     spoken = "".join(p for p in stream if isinstance(p, str))
     for s in (spoken, stream.result.reply):
@@ -306,7 +306,7 @@ def test_speakable_crafted_markup_stripped_in_reply_and_stream():
 
 def test_speakable_on_real_outputs():
     assert strip_markup(QWEN_JOKE) == QWEN_JOKE  # clean prose is left alone
-    ag, _ = make(["<tool_call>\n</tool_call>The time is 14:05.</tool_call>"])
+    ag, _ = make([call("get_time"), "<tool_call>\n</tool_call>The time is 14:05.</tool_call>"])
     r = ag.run("time")
     assert r.reply == "The time is 14:05."
 

@@ -215,6 +215,14 @@ def test_a_time_or_the_weather_said_with_no_call_that_read_it_is_made_up():
     for text in ("Water boils at 100 degrees.", "I have 2 cats.", "Rain is likely.", "Is it 3 pm already?"):
         assert not made_up_readings(text, [], reg), text
     assert not made_up_readings("It is 10:30.", [], ToolRegistry([set_lights]))
+
+    @tool
+    def calculate_time(distance: float, speed: float) -> float:
+        """Calculates the time taken to cover a distance at a certain speed."""
+        return distance / speed
+
+    # BFCL irrelevance_17: a travel-time calculator is no clock (a retry would have called it)
+    assert not made_up_readings("The time is currently 12:00 PM.", [], ToolRegistry([calculate_time]))
     assert not made_up_readings("It is 10:30.", [], None)
 
 

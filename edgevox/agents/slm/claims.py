@@ -176,12 +176,15 @@ def _other_target(claim: Claim, backing: list[Any], tools: dict[str, Any]) -> st
     return None
 
 
-#: kind of reading -> (a sentence that states one, words naming it in a read-only tool's name
-#: or description)
-READINGS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
-    "time": (re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:a\.?m\b\.?|p\.?m\b\.?)"), ("time", "clock")),
+#: kind of reading -> (a sentence that states one, what a read-only tool's name and description
+#: say when it reads that kind: the clock, not "the time taken to cover a distance" -- BFCL's
+#: irrelevance_17 offers only calculate_time for "What's the time right now?")
+READINGS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "time": (re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:a\.?m\b\.?|p\.?m\b\.?)"),
+             re.compile(r"\b(?:current|local)\s+(?:local\s+)?time\b|\bclock\b|\btime of day\b|\bget time\b")),
     "weather": (re.compile(r"(?=.*\d)(?=.*\b(?:sunny|cloudy|clear sky|clear skies|rain|raining|rainy|snow|snowing|"
-                           r"windy|overcast|forecast|humid|humidity|storm|stormy|fog|foggy)\b)"), ("weather", "forecast")),
+                           r"windy|overcast|forecast|humid|humidity|storm|stormy|fog|foggy)\b)"),
+                re.compile(r"\bweather\b|\bforecast\b")),
 }
 
 
@@ -200,9 +203,9 @@ def made_up_readings(text: str, calls: list[Any], registry: Any = None) -> list[
 
     ok = [c for c in calls if getattr(c, "dispatched", True) and getattr(c, "error", None) is None]
     reasons = []
-    for kind, (pattern, names) in READINGS.items():
+    for kind, (pattern, reads) in READINGS.items():
         readers = [t for t in registry if not changes_things(t)
-                   and set(re.findall(r"[a-z]+", f"{t.name.replace('_', ' ')} {t.description}".lower())) & set(names)]
+                   and reads.search(f"{t.name.replace('_', ' ').replace('.', ' ')} {t.description}".lower())]
         if not readers or any(c.name in {t.name for t in readers} for c in ok):
             continue
         said = next((s for s in _sentences(text or "") if not s.endswith("?") and pattern.search(s.lower())), None)
