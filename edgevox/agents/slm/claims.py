@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgevox.agents.data import leaves
-from edgevox.agents.slm.vocabulary import enum_of, properties
+from edgevox.agents.slm.vocabulary import changes_things, enum_of, properties
 
 _VERBS = (r"turned|switched|set|started|cancell?ed|stopped|added|removed|deleted|paused|resumed|skipped|"
           r"played|dimmed|brightened|adjusted|changed|lowered|raised|muted|put|increased|decreased|"
@@ -199,8 +199,6 @@ def made_up_readings(text: str, calls: list[Any], registry: Any = None) -> list[
     empty without a registry."""
     if registry is None:
         return []
-    from edgevox.agents.slm.vocabulary import changes_things
-
     ok = [c for c in calls if getattr(c, "dispatched", True) and getattr(c, "error", None) is None]
     reasons = []
     for kind, (pattern, reads) in READINGS.items():

@@ -204,7 +204,7 @@ class RelevanceGate(Hook):
         """The registry's two pools, embedded once per tool set and process (None: no
         embedding model). Shared by every gate: the voice and the evaluation build a fresh
         agent, and so a fresh gate, per conversation."""
-        key = (registry.fingerprint, tuple(line for t in registry for line in tool_lines(t)), id(self._embedder))
+        key = (registry.fingerprint, tuple(getattr(t, "phrasings", ()) for t in registry), id(self._embedder))
         with _INDEX_LOCK:
             if key in _INDEXES or self._failed:
                 return _INDEXES.get(key)
