@@ -28,6 +28,7 @@ class Phrases:
     found: str = "Here's what I found: {summary}."
     done: str = "Done: {summary}."  # a reply made from results when the model's claimed otherwise
     not_done: str = "Sorry, I didn't do that."  # ... and when no call succeeded
+    cannot_read: str = "Sorry, I can't tell the {kind} from here."  # a made-up reading no tool could read
     declined: str = "Okay, I won't."  # the user said no to a call the agent asked about
     # Runtime notes to the model (one-off, never stored in the session):
     answer_note: str = "Now answer the user in one short sentence, using the tool results above."

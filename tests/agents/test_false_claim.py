@@ -13,7 +13,7 @@ from agent_fakes import ScriptedBackend, call
 from agent_tools import get_time, get_weather, set_lights
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.slm.claims import find_claims, made_up_readings, unbacked
+from edgevox.agents.slm.claims import find_claims, made_up_readings, unbacked, unreadable_readings
 from edgevox.agents.types import CallRecord
 from edgevox.tools import tool
 
@@ -255,3 +255,49 @@ def test_on_the_real_model_the_time_comes_from_the_clock(qwen_backend):
         times = [m for m in ("10:30", "07:45", "7:45") if m in r.reply]
         assert [c.name for c in r.calls if c.dispatched] == ["get_time"] and times and set(times) <= {"07:45", "7:45"}, \
             (text, r.calls, r.reply)
+
+
+@tool
+def calculate_travel_time(distance_km: float, speed_kmh: float) -> float:
+    """Calculate how long a trip takes at a given speed, in hours."""
+    return distance_km / speed_kmh
+
+
+def test_a_time_no_tool_could_read_is_made_up_unless_the_user_gave_one():
+    from edgevox.tools import ToolRegistry
+
+    travel = ToolRegistry([calculate_travel_time])
+    assert unreadable_readings("The time is currently 12:00 PM.", "What's the time?", travel) == [
+        ("time", "The time is currently 12:00 PM.")]
+    assert unreadable_readings("It's 18 degrees and sunny.", "Weather?", travel)[0][0] == "weather"
+    # a clock in the registry (then it is made_up_readings' retry); a time the user gave; no reading
+    assert not unreadable_readings("It is 10:30.", "Time?", ToolRegistry([get_time]))
+    assert not unreadable_readings("That makes it 9:30 pm.", "What's 7:30 pm plus 2 hours?", travel)
+    assert not unreadable_readings("The trip takes 3 hours.", "How long to drive 300 km at 100?", travel)
+    assert not unreadable_readings("It is 10:30.", "Time?", None)
+
+
+def test_a_time_no_tool_could_read_becomes_an_honest_reply_and_is_never_begun():
+    ag, be = _agent(["The current time is 10:30 AM.", "It is 10:31."], tools=(calculate_travel_time,))
+    stream = ag.run_stream("What time is it?")
+    spoken = "".join(p for p in stream if isinstance(p, str))
+    r = stream.result
+    assert "10:30" not in spoken and r.reply == ag.phrases.cannot_read.format(kind="time") == spoken.strip()
+    assert r.calls == [] and len(be.requests) == 1  # nothing to retry with: no second generation
+
+
+@pytest.mark.model
+def test_on_the_real_model_a_time_with_no_clock_is_not_made_up(qwen_backend):
+    """Measured: with only a travel-time calculator, "What's the time right now?" was answered
+    "The time is currently 12:00 PM." (BFCL irrelevance_17's shape); a sum of the user's own
+    times is still worked out."""
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
+    for text in ("What's the time right now?", "What time is it?"):
+        agent = LLMAgent("t", "", "Answer in one short sentence.", tools=[calculate_travel_time], model=model,
+                         hooks=default_slm_hooks(), temperature=0.0)
+        r = agent.run(text)
+        assert r.calls == [] and not any(ch.isdigit() for ch in r.reply), (text, r.reply)
+    agent = LLMAgent("t", "", "Answer in one short sentence.", tools=[calculate_travel_time], model=model,
+                     hooks=default_slm_hooks(), temperature=0.0)
+    r = agent.run("Remind me what 7:30 plus 2 hours is.")
+    assert r.reply != agent.phrases.cannot_read.format(kind="time") and agent.hook_stats.get("false_claim") is None, r.reply

@@ -193,6 +193,11 @@ READING_TRIGGERS = frozenset({"time", "clock", "weather", "forecast", "sunny", "
                               "snow", "windy", "outside", "temperature", "degrees", "am", "pm"})
 
 
+def _readers(registry: Any, reads: re.Pattern[str]) -> set[str]:
+    return {t.name for t in registry if not changes_things(t)
+            and reads.search(f"{t.name.replace('_', ' ').replace('.', ' ')} {t.description}".lower())}
+
+
 def made_up_readings(text: str, calls: list[Any], registry: Any = None) -> list[tuple[str, str]]:
     """``(kind, sentence)`` of each reading in ``text`` (a time of day, the weather) that no
     successful call of the turn read, where the registry has a read-only tool for that kind;
@@ -202,13 +207,31 @@ def made_up_readings(text: str, calls: list[Any], registry: Any = None) -> list[
     ok = [c for c in calls if getattr(c, "dispatched", True) and getattr(c, "error", None) is None]
     reasons = []
     for kind, (pattern, reads) in READINGS.items():
-        readers = [t for t in registry if not changes_things(t)
-                   and reads.search(f"{t.name.replace('_', ' ').replace('.', ' ')} {t.description}".lower())]
-        if not readers or any(c.name in {t.name for t in readers} for c in ok):
+        readers = _readers(registry, reads)
+        if not readers or any(c.name in readers for c in ok):
             continue
         said = next((s for s in _sentences(text or "") if not s.endswith("?") and pattern.search(s.lower())), None)
         if said is not None:
             reasons.append((kind, said))
+    return reasons
+
+
+def unreadable_readings(text: str, request: str, registry: Any = None) -> list[tuple[str, str]]:
+    """``(kind, sentence)`` of each reading in ``text`` of a kind that no tool of the registry
+    can read at all, so it can only have been made up ("The time is currently 12:00 PM." with
+    only a travel-time calculator). Where the request states a reading itself ("What's 7:30
+    plus 2 hours?"), one in the reply is worked out from the user's, not made up; empty without
+    a registry."""
+    if registry is None:
+        return []
+    reasons = []
+    for kind, (pattern, reads) in READINGS.items():
+        if _readers(registry, reads) or pattern.search((request or "").lower()):
+            continue
+        for s in _sentences(text or ""):
+            if not s.endswith("?") and pattern.search(s.lower()):
+                reasons.append((kind, s))
+                break
     return reasons
 
 

@@ -18,7 +18,10 @@ is never spoken; other text streams a few words late (``_HoldClaims``).
 
 A reading said with no call that read it ("The current local time is 10:30 AM.",
 ``claims.made_up_readings``) is treated the same way, with its own note: the retry must call,
-so the time or the weather comes from the tool that reads it.
+so the time or the weather comes from the tool that reads it. Where no tool of the registry
+reads that kind at all (``claims.unreadable_readings``: "The time is currently 12:00 PM." with
+only a travel-time calculator), there is nothing to retry with: the reply becomes an honest
+"I can't tell the time from here." (``Phrases.cannot_read``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,14 @@ import re
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
-from edgevox.agents.slm.claims import READING_TRIGGERS, TRIGGERS, made_up_readings, unbacked
+from edgevox.agents.slm.claims import (
+    READING_TRIGGERS,
+    READINGS,
+    TRIGGERS,
+    made_up_readings,
+    unbacked,
+    unreadable_readings,
+)
 from edgevox.agents.speech import summarise
 
 NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an action, call the tool "
@@ -114,7 +124,8 @@ class _HoldClaims(StreamFilter):
 
 def _problems(text: str, ctx: TurnContext) -> tuple[list[str], str]:
     """Why ``text`` may not be said in this turn (unbacked action claims, else made-up
-    readings), and the note the retry gets."""
+    readings), and the note the retry gets -- or, when no retry can help because no tool
+    reads what was made up, the kind of reading ("time"), to say honestly it can't be told."""
     reasons = unbacked(text, ctx.records, ctx.registry)
     if reasons:
         return reasons, NOTE
@@ -122,6 +133,9 @@ def _problems(text: str, ctx: TurnContext) -> tuple[list[str], str]:
     if readings:
         kind = readings[0][0]
         return [f"states the {k} with no call that read it: {s!r}" for k, s in readings], READING_NOTE.format(kind=kind)
+    unreadable = unreadable_readings(text, ctx.text, ctx.registry)
+    if unreadable:
+        return [f"states the {k} and no tool can read it: {s!r}" for k, s in unreadable], unreadable[0][0]
     return [], NOTE
 
 
@@ -141,6 +155,8 @@ class FalseClaim(Hook):
             return None
         st = ctx.state(self)
         st.setdefault("reasons", []).extend(reasons)
+        if note in READINGS:  # nothing could have read it: no retry, an honest reply
+            return HookResult.end(ctx.agent.phrases.cannot_read.format(kind=note), reason="; ".join(reasons))
         safe = from_results(ctx)
         if st.get("retried") or ctx.hops_left <= 0:
             return HookResult.end(safe, reason="; ".join(reasons))
