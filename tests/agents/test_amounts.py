@@ -7,7 +7,16 @@ import pytest
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.slm.amounts import fix_duration, fix_extreme, said_seconds, spread, value_range
+from edgevox.agents.slm.amounts import (
+    fix_duration,
+    fix_extreme,
+    fix_said_level,
+    said_hours_minutes,
+    said_numbers,
+    said_seconds,
+    spread,
+    value_range,
+)
 from edgevox.examples.home import Home
 
 TOOLS = {t.name: t for t in Home().tools()}
@@ -61,6 +70,26 @@ def test_the_ends_of_a_range():
     assert fix_extreme("Max volume.", TOOLS["set_volume"], {"level": 100}) is None  # right already
     assert fix_extreme("Volume to 90, the max.", TOOLS["set_volume"], {"level": 90}) is None  # a number said
     assert fix_extreme("Heat to the max.", TOOLS["set_thermostat"], {"temperature": 30}) is None  # no range
+    # dev5 (session 7): "Mute the sound system." -> set_volume(change="up")
+    assert fix_extreme("Mute the sound system.", TOOLS["set_volume"], {"change": "up", "level": None}) == {
+        "change": "up", "level": 0}
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("Start a timer for the roast, one hour twenty.", 4800),  # dev5: hours=1, seconds=20
+    ("2 hours 15 for the lamb.", 8100),
+    ("Timer, an hour and forty five.", 6300),
+    ("Timer for 1 hour.", None),
+    ("1 hour 20 minutes.", None),  # both units said: unit_args' business
+    ("A 2 hour timer for 20 people.", None),  # a number of something else
+])
+def test_hours_then_a_number_without_its_unit_are_minutes(text, seconds):
+    assert said_hours_minutes(text) == seconds
+
+
+def test_numbers_said_in_digits_or_words():
+    assert said_numbers("Hmm, make that seventy.") == {70.0}
+    assert {72.0, 25.0} <= said_numbers("72, no, twenty five") and said_numbers("A timer.") == set()
 
 
 def test_the_hook_sets_them_before_the_tool_runs():
@@ -82,3 +111,20 @@ def test_on_the_real_model(qwen_backend):
     agent, home = home_agent(model)
     r = agent.run("Speaker to the lowest volume.")  # without the hook: change "down", volume 30
     assert home.media["volume"] == 0, (r.calls, r.reply)
+
+
+def test_a_level_said_to_or_at_in_the_part_about_the_tool():
+    volume, light = TOOLS["set_volume"], TOOLS["set_light"]
+    # Qwen2.5-Coder-0.5B on dev5: "... and put the volume at 30" -> set_volume(change="up")
+    assert fix_said_level("Play some Adele and put the volume at 30.", volume, {"change": "up", "level": None}) == {
+        "change": "up", "level": 30}
+    assert fix_said_level("Volume to thirty five please", volume, {}) == {"level": 35}
+    assert fix_said_level("Kitchen light on at 50.", light, {"room": "kitchen", "on": True}) == {
+        "room": "kitchen", "on": True, "brightness": 50}
+    for text, args in [("Dim the lights to 30 and turn the volume up.", {"change": "up"}),  # another part's
+                       ("Turn the volume up by 20.", {"change": "up"}),  # a step, not a level
+                       ("Set a ten minute timer and turn the volume down.", {"change": "down"}),
+                       ("Volume to 150.", {"change": "up"}),  # outside the range
+                       ("Volume to 30.", {"level": 30})]:  # held already
+        assert fix_said_level(text, volume, args) is None, text
+    assert fix_said_level("Kitchen light on at 7 pm.", light, {"room": "kitchen", "on": True}) is None  # a time

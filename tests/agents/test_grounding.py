@@ -77,6 +77,20 @@ ALL = list(TOOLS.values())
     ("Find the integral of x^3 from 1 to 5.", "add_to_shopping_list", {"item": "1 to 5"}, "unrelated"),
     ("Crank it up a bit.", "set_volume", {"change": "up"}, None),  # the call's own enum value, said
     ("Thanks. Now turn it off again.", "set_light", {"room": "bathroom", "on": False}, "unrelated"),  # alone
+    # session 7, dev5 (run before any change): a transcript's question without "?", a request
+    # to read a state out, a place no room of the home is, a service no tool gives
+    ("any timers going right now", "start_timer", {"minutes": 0}, "question"),
+    ("uh is the garage light still on", "set_light", {"room": "garage", "on": True}, "question"),
+    ("Read me the shopping list.", "add_to_shopping_list", {"item": "Read me the shopping list."}, "question"),
+    ("Conservatory light off.", "set_light", {"room": "garage", "on": False}, "place"),
+    ("Attic lights on.", "set_light", {"room": "all", "on": True}, "place"),
+    ("Order a large pepperoni pizza.", "add_to_shopping_list", {"item": "large pepperoni pizza"}, "unrelated"),
+    ("Could you please book a taxi?", "start_timer", {"minutes": 1}, "unrelated"),
+    ("Remind me to ring the dentist tomorrow.", "start_timer",
+     {"label": "Remind me to ring the dentist tomorrow.", "minutes": 0}, "unrelated"),  # the request as a name
+    ("Remind me in 20 minutes.", "start_timer", {"minutes": 20}, None),
+    ("uh turn the bathroom light on", "set_light", {"room": "bathroom", "on": True}, None),  # a filler asks nothing
+    ("Put pizza dough on the list.", "add_to_shopping_list", {"item": "pizza dough"}, None),
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why
@@ -165,3 +179,23 @@ def test_questions_to_tools_that_compute_and_places_of_other_enums_are_left_alon
     # an enum that does not say where: "in the old town" is not a room the home lacks
     assert why_not("Find me a hotel in the old town of Prague.", find_hotel,
                    {"city": "Prague", "room_type": "single"}, tools) is None
+
+
+def test_a_follow_up_that_changes_what_it_says_is_grounded_by_the_call_before():
+    """Measured on dev5: "Hmm, make that 70." after the thermostat at 72 °F and "What about
+    Lisbon?" after the weather in Madrid made the right call, and grounding blocked it (no
+    word in common). A call of the same tool, changing an argument to a value the request
+    says, is grounded by the turn before; the same call again, or another tool, is not."""
+    home = Home()
+    be = ScriptedBackend([call("set_thermostat", temperature=72, unit="fahrenheit"),
+                          call("set_thermostat", temperature=70, unit="fahrenheit"),
+                          call("set_thermostat", temperature=70, unit="fahrenheit"),
+                          call("set_light", room="kitchen", on=True)], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be, hooks=default_slm_hooks())
+    ag.run("Thermostat to 72 Fahrenheit.")
+    r = ag.run("Hmm, make that seventy.")
+    assert [c.dispatched for c in r.calls] == [True] and home.thermostat_c == round((70 - 32) * 5 / 9, 1)
+    r = ag.run("Great, thanks.")  # the same call again changes nothing the request says
+    assert [c.dispatched for c in r.calls] == [False]
+    r = ag.run("Hmm, make that 70.")  # the turn before made no call: nothing to follow
+    assert [c.dispatched for c in r.calls] == [False] and not home.lights["kitchen"]

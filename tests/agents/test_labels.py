@@ -21,6 +21,10 @@ TIMER = TOOLS["start_timer"]
     ("A timer for one hour and twenty minutes please.", None),  # a number before a unit
     ("Ten minute timer.", None),
     ("A new timer for 3 minutes.", None),
+    # dev5 (session 7): a name that closes a clause, a transcript's filler before "timer"
+    ("Start a timer for the roast, one hour twenty.", "roast"),
+    ("uh timer six minutes for the noodles", "noodles"),
+    ("Timer for the next 20 minutes.", None),
 ])
 def test_the_name_a_request_gives(text, name):
     assert said_name(text, TIMER) == name
@@ -33,6 +37,9 @@ def test_only_a_default_or_missing_name_is_replaced():
     assert fix_label("Start a 12 minute pasta timer.", TIMER, {"minutes": 12, "label": "spaghetti"}) is None
     assert fix_label("Set a timer for 10 minutes.", TIMER, {"minutes": 10, "label": "timer"}) is None
     assert fix_label("Cancel the pasta timer.", TOOLS["cancel_timer"], {}) is None  # an optional label: which timer
+    # Qwen2.5-Coder-0.5B on dev5: the transcript's "uh" as the name
+    assert fix_label("uh timer six minutes for the noodles", TIMER, {"minutes": 6, "label": "uh"}) == {
+        "minutes": 6, "label": "noodles"}
 
 
 @pytest.mark.model

@@ -10,10 +10,17 @@ facts, read against the tool's schema (never an evaluation's phrasings):
   a quarter", "one and a half minutes"): when a tool has numeric parameters named after
   time units (``hours``, ``minutes``, ``seconds``) and the request says exactly one such
   amount, the call's total is set to it, spread over the units it has, largest first.
-* **The ends of a range** ("max", "full", "all the way up" / "lowest", "all the way down"): when exactly one
+* **Hours and minutes said without the second unit** ("one hour twenty", "2 hours 15"):
+  the number after the hours is minutes.
+* **The ends of a range** ("max", "full", "all the way up" / "lowest", "all the way down",
+  "mute"): when exactly one
   of the tool's numeric parameters has a range -- the schema's ``minimum``/``maximum``, or
   "A to B" in its description ("Volume in percent, 0 to 100.") -- and the request says no
   number, that parameter is set to the end it names.
+
+* **A level said "to/at N" next to the thing it sets** ("... and put the volume at 30"):
+  when the call leaves the one ranged parameter empty (``set_volume(change="up")``) and the
+  part of the request that names the tool's target ("volume") says "to/at N" inside the range.
 
 Either way the call is changed only when its number differs from the request's.
 """
@@ -24,7 +31,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from edgevox.agents.slm.vocabulary import properties
+from edgevox.agents.slm.vocabulary import WORD, properties, stem, target_words
 
 #: seconds in a time unit (a parameter's name, singular)
 SECONDS = {"hour": 3600, "minute": 60, "second": 1}
@@ -45,7 +52,52 @@ _AMOUNTS = [  # (pattern, how to read its groups)
      lambda g: ("0", g[1], g[2], g[0])),
 ]
 _TOP = frozenset({"max", "maximum", "full", "highest", "loudest", "brightest", "way up"})
-_BOTTOM = frozenset({"minimum", "lowest", "quietest", "dimmest", "way down"})
+_BOTTOM = frozenset({"minimum", "lowest", "quietest", "dimmest", "way down", "mute", "silence"})
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
+#: "one hour twenty", "2 hours and 15": a number after the hours with no unit of its own
+_HOURS_THEN = re.compile(r"^\s*(?:and\s+)?(\d+|[a-z]+(?:\s+[a-z]+)?)\b(?!\s*(?:hours?|minutes?|mins?|seconds?|secs?|percent|%))")
+
+
+def number_at(words: list[str], i: int) -> tuple[float, int] | None:
+    """The number that starts at ``words[i]`` ("2", "twenty", "twenty five", "an") and how
+    many words it takes."""
+    w = words[i]
+    if w[0].isdigit():
+        return float(w), 1
+    if w in ("a", "an"):
+        return 1.0, 1
+    if w in NUMBER_WORDS:
+        return float(NUMBER_WORDS.index(w)), 1
+    if w in _TENS:
+        if i + 1 < len(words) and words[i + 1] in NUMBER_WORDS[1:10]:
+            return float(_TENS[w] + NUMBER_WORDS.index(words[i + 1])), 2
+        return float(_TENS[w]), 1
+    return None
+
+
+def said_numbers(request: str) -> set[float]:
+    """Every number the request says, in digits or words ("make that seventy" -> {70.0})."""
+    words = TOKEN.findall(request.lower().replace("-", " "))
+    return {n[0] for i in range(len(words)) if words[i] not in ("a", "an") and (n := number_at(words, i))}
+
+
+def said_hours_minutes(request: str) -> float | None:
+    """"one hour twenty" -> 4800 seconds: hours, then a number without a unit (minutes)."""
+    text = request.lower().replace("-", " ")
+    m = re.search(rf"\b{_NUM}\s+hours?\b,?", text)
+    if m is None or re.search(r"\b(?:minute|min|second|sec)s?\b", text):
+        return None
+    after = _HOURS_THEN.match(text[m.end():])
+    if after is None:
+        return None
+    words = TOKEN.findall(after.group(1))
+    minutes = number_at(words, 0) if words and words[0] not in ("a", "an") else None
+    if minutes is None or not 0 < minutes[0] < 60:
+        return None
+    hours = int(m.group(1)) if m.group(1).isdigit() else _SMALL[m.group(1)]
+    return hours * 3600 + minutes[0] * 60
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(-?\d+(?:\.\d+)?)")
 
 
@@ -100,7 +152,7 @@ def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     """The arguments with the duration the request says in words, or None when they hold it
     already (or the request says none we read)."""
     units = _time_params(tool)
-    total = said_seconds(request) if units else None
+    total = (said_seconds(request) or said_hours_minutes(request)) if units else None
     if total is None:
         return None
     held = sum(float(v) * units[k] for k, v in arguments.items()
@@ -146,3 +198,32 @@ def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     if arguments.get(key) == value:
         return None
     return {**arguments, key: value}
+
+
+#: where a request joins two actions ("... and put the volume at 30")
+JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|\s*;\s*", re.IGNORECASE)
+
+
+def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with the one ranged parameter the call left empty set to the "to/at N"
+    said in the part of the request that names the tool's target, or None."""
+    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s)) is not None}
+    if len(ranged) != 1:
+        return None
+    (key, (lo, hi)), = ranged.items()
+    if arguments.get(key) is not None:
+        return None
+    targets = target_words(tool)
+    for part in JOIN.split(request.lower()):
+        if not {stem(w) for w in WORD.findall(part)} & targets:
+            continue
+        words = TOKEN.findall(_CLOCK.sub(" ", part).replace("-", " "))  # "at 7 pm" is a time, not a level
+        found = [n[0] for i, w in enumerate(words[:-1]) if w in ("to", "at") and (n := number_at(words, i + 1))
+                 and words[i + 1] not in ("a", "an") and not set(words[i + 1 + n[1]:i + 2 + n[1]]) & _UNIT_WORDS]
+        if len(found) == 1 and lo <= found[0] <= hi:
+            return {**arguments, key: int(found[0]) if float(found[0]).is_integer() else found[0]}
+    return None
+
+
+_CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b\.?|p\.?m\b\.?|o'?clock\b)|\b\d{1,2}:\d{2}\b")
+_UNIT_WORDS = frozenset("hour hours minute minutes min mins second seconds degree degrees".split())

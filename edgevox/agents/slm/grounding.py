@@ -22,7 +22,9 @@ call before it runs:
    answers "why" (a reason: "Why is the sky blue?" -> the weather).
 3. **A place the tool does not know.** "Turn off the pantry light." -> ``set_light("all")``:
    the request names a place ("the pantry light", "in the conservatory") that is none of
-   the values of the call's *where* enum (``room``), and the call chose another one.
+   the values of the call's *where* enum (``room``), and the call chose another one. A
+   place of a home the registry has no word for (``vocabulary.PLACES``: "Conservatory light
+   off.") counts wherever the request says it.
 4. **Nothing in common.** The request shares no word with the tool's vocabulary (its name,
    the first sentence of its description, its parameter names, enum values and the
    requests of its ``@tool(examples=)``), does not say one of the call's required strings
@@ -30,7 +32,15 @@ call before it runs:
    before that does ("Now turn it off again."). Numbers and generic verbs ("turn", "set")
    ground nothing. Words are compared by a crude stem (lights/light, heating/heat). A call
    whose enum value the request says with "un"/"de" before it ("Unpause." -> ``pause``) is
-   about the opposite of the request.
+   about the opposite of the request. A request that opens by ordering, booking, calling or
+   messaging (``vocabulary.SERVICES``) is for none of the tools whose words lack that verb.
+   A call that puts the whole request into an optional string (a timer named "Remind me to
+   ring the dentist tomorrow.") says nothing of its own.
+
+A follow-up that changes one thing of the action before ("Hmm, make that 70." after the
+thermostat, "What about Lisbon?" after the weather) shares no word with its tool: a call of
+the *same* tool as the previous turn's successful call, which sets to a value the request
+says an argument the previous call had otherwise, is grounded by that turn.
 
 A blocked call never runs; the turn ends with a short reply in words that says what the
 assistant cannot do (measured: letting the model answer after the error cost 50-80 s a
@@ -47,10 +57,14 @@ from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.amounts import said_numbers
+from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
     GENERIC,
     OPENERS,
+    PLACES,
+    SERVICES,
     UNITS,
     WORD,
     changes_things,
@@ -81,9 +95,11 @@ _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
 #: "can/could/would/will you")
 _ASKS = frozenset("""
 is are was were isn't aren't did didn't does doesn't do don't has have hasn't haven't how what
-what's whats when where which who whose why how's hows check
-convert calculate compute translate spell define explain
+what's whats when where which who whose why how's hows check any anything
+convert calculate compute translate spell define explain read
 """.split())
+#: words a transcript may start with that say nothing ("uh, is the light on")
+_FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
 #: "do" opens a question only before its subject ("Do you ...", "Does it ..."), else it is an order
 _DO = frozenset({"do", "does"})
 _SUBJECTS = frozenset("i you we they he she it this that these those there".split())
@@ -100,6 +116,8 @@ def is_question(text: str) -> bool:
     """A question about something, not a polite request ("Can you dim the lights?") nor an
     order that starts with "do" ("Do the bedroom as well.")."""
     words = re.findall(r"[a-z']+", text.lower())
+    while len(words) > 1 and words[0] in _FILLERS:
+        words = words[1:]
     if not words or " ".join(words).startswith(_NOT_ASKING):
         return False
     asked = text.rstrip().endswith("?")
@@ -131,7 +149,7 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
         return None
     known = set().union(*(tool_words(t) for t in tools))
     low = request.lower()
-    places = _PLACE.findall(low) + re.findall(r"\b([a-z]+)\s+room\b", low) + [
+    places = _PLACE.findall(low) + re.findall(r"\b([a-z]+)\s+room\b", low) + [w for w in said if w in PLACES] + [
         m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low) if stem(m.group(2)) in target_words(tool)]
     for place in places:
         if place not in GENERIC and stem(place) not in known:
@@ -181,6 +199,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         opens = {stem(w) for w in WORD.findall(request.lower()) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
+    if (service := _opening_verb(request)) in SERVICES and stem(service) not in tool_words(tool):
+        return "unrelated"  # "Order a large pizza." -> the shopping list
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*why\b", request.lower())):
         return "question"
@@ -190,6 +210,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     if any(re.search(rf"\b(?:un|de){re.escape(str(v).lower())}\b", low) for k, sch in properties(tool).items()
            if enum_of(sch) and isinstance(v := arguments.get(k), str) and v.strip()):
         return "unrelated"  # "Unpause." -> action "pause": the request says the opposite
+    if _echoed(request, tool, arguments):
+        return "unrelated"  # the whole request as a timer's name: the call says nothing of its own
     if said & tool_words(tool):
         return None
     # Not optional arguments: the model copies the request's words into a free-text ``label``
@@ -205,6 +227,38 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # "Crank it up a bit." -> change "up"; not "Cool it down to 19." -> set_volume: "cool" names the thermostat
     others = any(said & target_words(t) for t in tools if t.name != tool.name)
     return None if enums & words and not others else "unrelated"
+
+
+def _echoed(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
+    """Is the whole request (three words or more) the value of an optional string argument?
+    ("Remind me to ring the dentist tomorrow." -> ``start_timer(label=<the request>)``)"""
+    words = WORD.findall(request.lower())
+    required = set((tool.parameters or {}).get("required") or ())
+    return len(words) >= 3 and any(isinstance(v, str) and WORD.findall(v.lower()) == words
+                                   for k, v in arguments.items() if k not in required)
+
+
+def _opening_verb(request: str) -> str:
+    """The request's first word after fillers and politeness ("Can you please book ..." -> "book")."""
+    words = WORD.findall(request.lower())
+    while words and (words[0] in _FILLERS or words[0] in _POLITE or words[0] in {"you", "me", "for"}):
+        words = words[1:]
+    return words[0] if words else ""
+
+
+def changes_what_was_said(request: str, before: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:
+    """Does the call set, to a value ``request`` says, an argument the previous call of the
+    same tool (``before``) had otherwise ("make that 70" -> temperature 72 -> 70)?"""
+    said = f" {' '.join(WORD.findall(request.lower()))} "
+    numbers = said_numbers(request)
+    for key, value in arguments.items():
+        if value is None or before.get(key) == value or isinstance(value, bool):
+            continue
+        if isinstance(value, (int, float)) and float(value) in numbers:
+            return True
+        if isinstance(value, str) and _wordy(value) and f" {' '.join(WORD.findall(value.lower()))} " in said:
+            return True
+    return False
 
 
 #: words by which a request points back at the one before ("turn it off again", "same for ...")
@@ -233,6 +287,10 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     reason = why_not(ctx.text, tool, arguments, tools)
     if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()):
         return None  # near the tool's requests by meaning (the relevance gate said so)
+    if reason == "unrelated":
+        prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
+        if prev and prev[0] == tool.name and changes_what_was_said(ctx.text, prev[1], arguments):
+            return None  # "What about Lisbon?" right after the weather in Madrid
     if reason == "unrelated" and points_back(ctx.text):
         before = previous_request(ctx)
         if before and why_not(f"{before} {ctx.text}", tool, arguments, tools) is None:

@@ -4,9 +4,11 @@ Measured on the home evaluation's dev split with Qwen2.5-Coder-0.5B: the model s
 right timer and leaves its name at the schema's default ("timer") although the request
 names it. A tool's *name parameter* is a string parameter called ``label``, ``name``,
 ``title`` or ``tag``, or one its description calls "a name" (read from the schema). When
-the call leaves it at its default, empty, or at the tool's own target word, and the request
+the call leaves it at its default, empty, at the tool's own target word or at a filler a
+transcript starts with ("uh timer six minutes for the noodles" -> "uh"), and the request
 says a name in one of two English ways -- right before the tool's target word ("an egg
-timer") or after "for the/my" at the end ("... for the roast.") -- that word is the name.
+timer") or after "for the/my" closing a clause ("... for the roast." / "for the roast, one
+hour twenty") -- that word is the name.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
 _NOT_NAMES = frozenset({"quick", "short", "long", "new", "another", "second", "other", "first", "next", "last",
                         "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min"})
-_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)\s*[.!?]*\s*$")
+_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)\s*(?:[.!?,;]|$)")
+#: words a transcript may start with that name nothing
+_FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
 
 
 def _name_param(tool: Any) -> tuple[str, Any] | None:
@@ -52,7 +56,7 @@ def _things(tool: Any) -> set[str]:
 
 
 def _nameable(word: str, targets: set[str]) -> bool:
-    return (word not in GENERIC and word not in _NOT_NAMES and word.rstrip("s") not in SECONDS
+    return (word not in GENERIC and word not in _NOT_NAMES and word not in _FILLERS and word.rstrip("s") not in SECONDS
             and stem(word) not in targets)
 
 
@@ -64,7 +68,8 @@ def fix_label(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
         return None
     key, default = param
     held = arguments.get(key)
-    if held not in (None, "", default) and not (isinstance(held, str) and stem(held.lower()) in target_words(tool)):
+    if held not in (None, "", default) and not (isinstance(held, str) and (stem(held.lower()) in target_words(tool)
+                                                                          or held.lower().strip() in _FILLERS)):
         return None  # the model gave a name of its own: keep it
     name = said_name(request, tool)
     return {**arguments, key: name} if name else None

@@ -18,24 +18,22 @@ call once one has succeeded in the turn, so the checks it would make are made he
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.amounts import JOIN
 from edgevox.agents.slm.grounding import is_question, unserved_devices
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
 from edgevox.agents.slm.vocabulary import changes_things
 
 #: the note of the extra hop (never stored in the session)
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
-#: where a request joins two actions
-_JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|\s*;\s*", re.IGNORECASE)
 
 
 def parts_of(text: str) -> list[str]:
     """The request cut at its joins, parts of two words or more ("Pause the music and set the
     thermostat to 20." -> ["Pause the music", "set the thermostat to 20."])."""
-    parts = [p.strip(" ,.") for p in _JOIN.split(text)]
+    parts = [p.strip(" ,.") for p in JOIN.split(text)]
     return [p for p in parts if len(p.split()) >= 2]
 
 

@@ -15,37 +15,22 @@ and a name it gives ("a pasta timer": ``labels``).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import NUMBER_WORDS as _SMALL
-from edgevox.agents.slm.amounts import declares_number, fix_duration, fix_extreme
+from edgevox.agents.slm.amounts import (
+    TOKEN,
+    declares_number,
+    fix_duration,
+    fix_extreme,
+    fix_said_level,
+    number_at,
+)
 from edgevox.agents.slm.labels import fix_label
 from edgevox.agents.slm.vocabulary import properties
-
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
-_TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
-
-
-def _number(words: list[str], i: int) -> tuple[float, int] | None:
-    """The number that starts at ``words[i]`` ("2", "twenty", "twenty five", "an") and how
-    many words it takes."""
-    w = words[i]
-    if w[0].isdigit():
-        return float(w), 1
-    if w in ("a", "an"):
-        return 1.0, 1
-    if w in _SMALL:
-        return float(_SMALL.index(w)), 1
-    if w in _TENS:
-        if i + 1 < len(words) and words[i + 1] in _SMALL[1:10]:
-            return float(_TENS[w] + _SMALL.index(words[i + 1])), 2
-        return float(_TENS[w]), 1
-    return None
 
 
 def _unit_params(tool: Any) -> dict[str, str]:
@@ -60,11 +45,11 @@ def _unit_params(tool: Any) -> dict[str, str]:
 def said_units(request: str, units: Mapping[str, str]) -> dict[str, float]:
     """{parameter: number} for each number the request says right before a unit word
     ("2 hours" -> hours: 2; "20 min" -> minutes: 20; "an hour" -> hours: 1)."""
-    words = _TOKEN.findall(request.lower().replace("-", " "))
+    words = TOKEN.findall(request.lower().replace("-", " "))
     out: dict[str, float] = {}
     i = 0
     while i < len(words):
-        num = _number(words, i)
+        num = number_at(words, i)
         if num is None:
             i += 1
             continue
@@ -102,10 +87,10 @@ def move_units(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
 
 def said_decimals(request: str) -> list[float]:
     """Numbers with a fraction the request says in words ("twenty point five" -> 20.5)."""
-    words = _TOKEN.findall(request.lower().replace("-", " "))
+    words = TOKEN.findall(request.lower().replace("-", " "))
     out = []
     for i in range(len(words) - 2):
-        num = _number(words, i)
+        num = number_at(words, i)
         if num is None or i + num[1] + 1 >= len(words) or words[i + num[1]] != "point":
             continue
         digit = words[i + num[1] + 1]
@@ -140,7 +125,7 @@ class UnitArgs(Hook):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
         arguments = fixed or call.arguments
-        for fix in (fix_duration, fix_extreme, fix_label, fix_decimal):
+        for fix in (fix_duration, fix_extreme, fix_said_level, fix_label, fix_decimal):
             arguments = fix(ctx.text, tool, arguments) or arguments
         if arguments is call.arguments:
             return None
