@@ -111,6 +111,13 @@ def test_on_the_real_model(qwen_backend):
     agent, home = home_agent(model)
     r = agent.run("Speaker to the lowest volume.")  # without the hook: change "down", volume 30
     assert home.media["volume"] == 0, (r.calls, r.reply)
+    # dev5 (session 7), before these rules: volume "up" to 50; a timer of 1 h 20 s named "timer"
+    agent, home = home_agent(model)
+    r = agent.run("Play some Adele and put the volume at 30.")
+    assert home.media["volume"] == 30 and "adele" in str(home.media["playing"]).lower(), (r.calls, r.reply)
+    agent, home = home_agent(model)
+    r = agent.run("Start a timer for the roast, one hour twenty.")
+    assert [(t["seconds"], t["label"]) for t in home.timers] == [(4800, "roast")], (r.calls, r.reply)
 
 
 def test_a_level_said_to_or_at_in_the_part_about_the_tool():

@@ -199,3 +199,22 @@ def test_a_follow_up_that_changes_what_it_says_is_grounded_by_the_call_before():
     assert [c.dispatched for c in r.calls] == [False]
     r = ag.run("Hmm, make that 70.")  # the turn before made no call: nothing to follow
     assert [c.dispatched for c in r.calls] == [False] and not home.lights["kitchen"]
+
+
+@pytest.mark.model
+def test_on_the_real_model_follow_ups_and_requests_no_tool_serves(qwen_backend):
+    """dev5 (session 7), before these rules: "Hmm, make that 70." after 72 °F was blocked (a
+    miss); "Remind me to ring the dentist tomorrow." started a timer named after the request;
+    "Order a large pepperoni pizza." went on the shopping list."""
+    from edgevox.examples.home import home_agent
+
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
+    agent, home = home_agent(model)
+    agent.run("Thermostat to 72 Fahrenheit.")
+    assert home.thermostat_c == round((72 - 32) * 5 / 9, 1)
+    r = agent.run("Hmm, make that 70.")
+    assert home.thermostat_c == round((70 - 32) * 5 / 9, 1), (r.calls, r.reply)
+    for text in ("Remind me to ring the dentist tomorrow.", "Order a large pepperoni pizza."):
+        agent, home = home_agent(model)
+        r = agent.run(text)
+        assert not any(c.dispatched for c in r.calls) and home.shopping == [] and home.timers == [], (text, r.calls)

@@ -141,6 +141,25 @@ def test_far_blocks_a_tool_far_from_the_request_by_meaning_and_the_shipped_gate_
     assert home.media["playing"] == "jazz"
 
 
+def test_right_after_an_action_only_a_request_clearly_for_one_tool_is_redirected(embedder):
+    # dev5 (session 7): "Skip this one, next please." after the music -> cancel_timer("Motown"),
+    # blocked; the gate stood aside after any action. Now a wrong tool's turn goes on to the
+    # nearest tool when the request alone is clearly for it
+    be, agent, home = _gated([call("play_music", query="Motown"), call("cancel_timer", label="Motown"),
+                              call("media_control", action="next")], embedder)
+    agent.run("Put some Motown on.")
+    r = agent.run("Skip this one, next please.")
+    assert [(c.name, c.dispatched) for c in r.calls] == [("cancel_timer", False), ("media_control", True)]
+    assert be.requests[-1]["grammar"].tool_names == ("media_control",)
+    # a line near no tool by itself: no redirect, the call is blocked ("And the office." is
+    # near set_light by itself, and FollowUp, before the gate, makes it the light call again)
+    be, agent, home = _gated([call("set_light", room="kitchen", on=True), call("start_timer", minutes=5)],
+                             embedder)
+    agent.run("Kitchen light on.")
+    r = agent.run("Lovely, cheers.")
+    assert [c.dispatched for c in r.calls] == [False] and len(be.requests) == 2 and home.timers == []
+
+
 @pytest.mark.model
 def test_on_the_real_model_small_talk_is_left_alone_and_a_near_request_must_call(qwen_backend):
     from edgevox.examples.home import home_agent

@@ -226,16 +226,16 @@ class RelevanceGate(Hook):
         if len(agent.registry):
             self.index(agent.registry)
 
-    def _relevance(self, ctx: TurnContext) -> Relevance | None:
+    def _relevance(self, ctx: TurnContext, *, after_action: bool = False) -> Relevance | None:
         """The request's relevance, once a turn; None without a model, and right after an
-        action: a line then may go on with it ("And the office.", "Same for the hallway."),
-        and a sentence embedding knows nothing of the turn before."""
+        action (unless ``after_action``): a line then may go on with it ("And the office.",
+        "Same for the hallway."), and a sentence embedding knows nothing of the turn before."""
         st = ctx.state(self)
         if "relevance" not in st:
             index = self.index(ctx.registry) if len(ctx.registry) else None
-            quiet = index is None or _after_action(ctx)  # (a first turn's "it" points nowhere back)
-            st["relevance"] = None if quiet else index.relevance(ctx.text)
-        return st["relevance"]
+            st["relevance"] = None if index is None else index.relevance(ctx.text)
+            st["after_action"] = _after_action(ctx)  # (a first turn's "it" points nowhere back)
+        return None if st["after_action"] and not after_action else st["relevance"]
 
     def _unreported(self, ctx: TurnContext, rel: Relevance) -> bool:
         """A question whose nearest tool changes things ("How long is left on the timer?" ->
@@ -287,7 +287,7 @@ class RelevanceGate(Hook):
             return None
         rel = self._relevance(ctx)
         if rel is None:
-            return None
+            return self._redirect(ctx, tool, call, None)
         if self._unreported(ctx, rel):
             ctx.state(Grounding.name)[VERDICT] = "question"  # grounding blocks it: "Sorry, I can't check that."
             return None
@@ -295,12 +295,27 @@ class RelevanceGate(Hook):
             # far from the tool's requests, though a word is shared ("Tell me a joke about
             # cats." -> play_music("cats"): the query said verbatim grounds it by words)
             ctx.state(Grounding.name)[VERDICT] = "unrelated"  # a wrong tool: the redirect below may still apply
-        name, sim = rel.best
-        if (name == call.name and self.trust_above is not None and rel.margin >= self.trust_above
-                and sim - rel.runner_up() >= self.trust_lead):
-            ctx.state(Grounding.name).setdefault(RELATED, set()).add(name)  # "Bring an umbrella?" -> weather
-            return None
-        if (self.redirect_above is None or rel.margin < self.redirect_above or name in (None, call.name)
+        return self._redirect(ctx, tool, call, rel)
+
+    def _redirect(self, ctx: TurnContext, tool: Any, call: Any, rel: Relevance | None) -> HookResult | None:
+        """Trust the call, or send a wrong tool's turn on to the nearest tool (see the class)."""
+        st = ctx.state(self)
+        redirect_above = self.redirect_above
+        if rel is None:
+            # right after an action only a request clearly for one tool by itself is redirected
+            # (dev5: "Skip this one, next please." after the music -> cancel_timer, blocked)
+            rel = self._relevance(ctx, after_action=True)
+            if rel is None or self.call_above is None or rel.runner_up() > rel.best[1] - self.trust_lead:
+                return None
+            redirect_above = max(redirect_above or 0.0, self.call_above)
+        else:
+            name, sim = rel.best
+            if (name == call.name and self.trust_above is not None and rel.margin >= self.trust_above
+                    and sim - rel.runner_up() >= self.trust_lead):
+                ctx.state(Grounding.name).setdefault(RELATED, set()).add(name)  # "Bring an umbrella?" -> weather
+                return None
+        name = rel.best[0]
+        if (redirect_above is None or rel.margin < redirect_above or name in (None, call.name)
                 or ctx.hops_left < 2 or reason_for(ctx, tool, call.arguments) != "unrelated"):
             return None  # grounded, or blocked for a device, a question, a place: not a wrong tool
         if not content_words(ctx.text) & tool_words(ctx.registry.get(name)):
