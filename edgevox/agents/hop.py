@@ -19,6 +19,12 @@ log = logging.getLogger(__name__)
 DECISIONS = 12  # sampled tokens whose margins are kept: enough to cover "answer or call" and the name
 
 
+def _name(tool: dict[str, Any]) -> str | None:
+    """A rendered tool's name (``{"type": "function", "function": {"name": ...}}`` or flat)."""
+    spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+    return spec.get("name")
+
+
 def note_text(notes: Iterable[str]) -> str:
     """One-off runtime notes as the user turn the model sees: "(note. other note.)"."""
     return "(" + " ".join(dict.fromkeys(n.strip() for n in notes if n.strip())) + ")"
@@ -90,7 +96,9 @@ class HopStream:
 
         a = self.agent
         tools = request.tools if request.strategy != "none" else []
-        grammar = a.grammar_for("none", []) if request.strategy == ANSWER else a.grammar_for(request.strategy, tools)
+        callable_tools = tools if request.allowed is None else [t for t in tools if _name(t) in request.allowed]
+        grammar = (a.grammar_for("none", []) if request.strategy == ANSWER
+                   else a.grammar_for(request.strategy, callable_tools or tools))
         msgs, prompt = self._render_fitting(request, tools)
         think = (a.preset.think,) if a.preset.think else DEFAULT_THINK_TAGS
         parser = StreamingParser(a.preset.detectors, tools=tools or None, think_tags=think)

@@ -126,7 +126,10 @@ class LLMRequest:
     "none" (no tools offered), ``ANSWER`` (words only, tools still rendered), "free",
     "reply_or_tool", "required" or ("single", name).
     ``notes`` are one-off runtime notes to the model for this generation only (retry
-    hints); they are never stored in the session.
+    hints); they are never stored in the session. ``allowed`` narrows the tools a call may
+    name to these (by the grammar only: the prompt still lists every tool, so the cached
+    prefix holds) -- a hook that knows the request is for one of two tools lets the model
+    choose between them.
     """
 
     hop: int
@@ -135,6 +138,7 @@ class LLMRequest:
     strategy: Any
     options: dict[str, Any]
     notes: list[str] = field(default_factory=list)
+    allowed: tuple[str, ...] | None = None
 
 
 @dataclass

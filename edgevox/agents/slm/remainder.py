@@ -10,7 +10,9 @@ Here, after the calls of the first hop have all succeeded, the request is cut at
 (the relevance gate's index, ``relevance.ToolIndex``). A part clearly near a tool that no call
 of the turn used (margin at least ``CALL_ABOVE`` over the no-tool lines, ``TRUST_LEAD`` ahead
 of the runner-up) is still undone: the tools' sentences are said and one more hop must call
-that tool, with the part repeated in a note. A part that names a device no tool serves, or
+that tool, with the part repeated in a note. When the part is as near a second unused tool
+("set a 10 minute timer": start_timer, cancel_timer 0.09 behind), the model chooses between
+the two (``LLMRequest.allowed``) rather than the embedding alone. A part that names a device no tool serves, or
 asks a question of a tool that changes things, is left alone (grounding no longer checks a
 call once one has succeeded in the turn, so the checks it would make are made here first).
 """
@@ -28,6 +30,7 @@ from edgevox.agents.slm.vocabulary import changes_things
 
 #: the note of the extra hop (never stored in the session)
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
+EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 
 
 def parts_of(text: str) -> list[str]:
@@ -50,8 +53,9 @@ class Remainder(Hook):
         self.call_above = call_above
         self.lead = lead
 
-    def undone(self, ctx: TurnContext, called: set[str]) -> tuple[str, str] | None:
-        """``(tool, part)`` of the first part of the request clearly for a tool no call used."""
+    def undone(self, ctx: TurnContext, called: set[str]) -> tuple[tuple[str, ...], str] | None:
+        """``(tools, part)`` of the first part of the request clearly for a tool no call used:
+        one tool, or two unused ones too near each other to tell apart by meaning."""
         parts = parts_of(ctx.text)
         if len(parts) < 2 or not len(ctx.registry):
             return None
@@ -61,14 +65,22 @@ class Remainder(Hook):
         tools = list(ctx.registry)
         for part in parts:
             rel = index.relevance(part)
-            name, sim = rel.best
-            if name is None or name in called or rel.margin < self.call_above or sim - rel.runner_up() < self.lead:
+            (name, sim), (other, near) = rel.best, rel.second
+            if name is None or name in called or rel.margin < self.call_above:
                 continue
-            tool = ctx.registry.get(name)
-            if unserved_devices(part, tools) or (is_question(part) and changes_things(tool)):
+            names = (name,) if sim - near >= self.lead else (name, other) if other and other not in called else ()
+            if not names or unserved_devices(part, tools) or (
+                    is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
-            return name, part
+            return names, part
         return None
+
+    @staticmethod
+    def note(found: tuple[tuple[str, ...], str]) -> str:
+        names, part = found
+        if len(names) == 1:
+            return NOTE.format(tool=names[0], part=part)
+        return EITHER.format(tool=names[0], other=names[1], part=part)
 
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
         st = ctx.state(self)
@@ -78,15 +90,19 @@ class Remainder(Hook):
         called = {r.name for r in ctx.records} | {result.name}
         found = self.undone(ctx, called)
         st["pending"] = found
-        ctx.more = NOTE.format(tool=found[0], part=found[1]) if found else None
+        ctx.more = self.note(found) if found else None
         return None
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
         st = ctx.state(self)
         found = st.pop("pending", None)
-        note = NOTE.format(tool=found[0], part=found[1]) if found else None
+        note = self.note(found) if found else None
         if note is None or note not in request.notes or st.get("done") or not request.tools:
             return None  # the hop the tools' sentences made way for (not a say-less tool's wording hop)
         st["done"] = True
-        return HookResult.replace(dataclasses.replace(request, strategy=("single", found[0]), notes=[note]),
-                                  reason=f"the rest of the request: {found[0]}", counted=False)
+        names = found[0]
+        if len(names) == 1:
+            request = dataclasses.replace(request, strategy=("single", names[0]), notes=[note])
+        else:
+            request = dataclasses.replace(request, strategy="required", allowed=names, notes=[note])
+        return HookResult.replace(request, reason=f"the rest of the request: {' or '.join(names)}", counted=False)
