@@ -32,9 +32,7 @@ call before it runs:
    before that does ("Now turn it off again."). Numbers and generic verbs ("turn", "set")
    ground nothing. Words are compared by a crude stem (lights/light, heating/heat). A call
    whose enum value the request says with "un"/"de" before it ("Unpause." -> ``pause``) is
-   about the opposite of the request. A request that opens by ordering, booking, calling or
-   messaging (``vocabulary.SERVICES``) is for none of the tools whose words lack that verb.
-   A call that puts the whole request into an optional string (a timer named "Remind me to
+   about the opposite of the request. A call that puts the whole request into an optional string (a timer named "Remind me to
    ring the dentist tomorrow.") says nothing of its own.
 
 A follow-up that changes one thing of the action before ("Hmm, make that 70." after the
@@ -64,7 +62,6 @@ from edgevox.agents.slm.vocabulary import (
     GENERIC,
     OPENERS,
     PLACES,
-    SERVICES,
     UNITS,
     WORD,
     changes_things,
@@ -199,8 +196,6 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         opens = {stem(w) for w in WORD.findall(request.lower()) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
-    if (service := _opening_verb(request)) in SERVICES and stem(service) not in tool_words(tool):
-        return "unrelated"  # "Order a large pizza." -> the shopping list
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*why\b", request.lower())):
         return "question"
@@ -236,14 +231,6 @@ def _echoed(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
     required = set((tool.parameters or {}).get("required") or ())
     return len(words) >= 3 and any(isinstance(v, str) and WORD.findall(v.lower()) == words
                                    for k, v in arguments.items() if k not in required)
-
-
-def _opening_verb(request: str) -> str:
-    """The request's first word after fillers and politeness ("Can you please book ..." -> "book")."""
-    words = WORD.findall(request.lower())
-    while words and (words[0] in _FILLERS or words[0] in _POLITE or words[0] in {"you", "me", "for"}):
-        words = words[1:]
-    return words[0] if words else ""
 
 
 def changes_what_was_said(request: str, before: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:

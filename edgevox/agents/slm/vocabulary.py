@@ -44,10 +44,6 @@ clear change
 """.split())
 #: what only doors, windows, blinds and locks do
 OPENERS = frozenset({"open", "opens", "close", "closes", "shut", "lock", "unlock"})
-#: services a request may open with that no household device gives: ordering, booking,
-#: messaging and phoning (a request "Order a pizza." is not the shopping list's). Not "call"
-#: or "text": a request may call a function or summarise a text
-SERVICES = frozenset({"order", "book", "reserve", "email", "message", "phone", "dial", "tweet"})
 #: rooms and places of a home beyond the common ones (generic knowledge, written here): a
 #: request naming one the registry does not know is about a place it does not have
 PLACES = frozenset("""
