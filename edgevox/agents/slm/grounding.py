@@ -60,6 +60,7 @@ from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
     GENERIC,
+    HOME_PLACES,
     OPENERS,
     PLACES,
     UNITS,
@@ -165,8 +166,8 @@ def home_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Ite
     low = request.lower()
     own = {str(v).lower() for k, sch in properties(tool).items() if k.lower() in _WHERE for v in enum_of(sch)}
     said = " ".join(str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, str))
-    for place in _PLACE.findall(low):
-        if place not in GENERIC and place not in own and place not in said:
+    for place in re.findall(r"\bin\s+(?:the|my|our)\s+([a-z]+)", low):  # a room ("in the den"), not "in the form of"
+        if place in HOME_PLACES and place not in own and place not in said:
             return place
     for other in tools:
         if other.name == tool.name:

@@ -2,7 +2,8 @@
 
 Measured on the home evaluation's dev split with Qwen2.5-Coder-0.5B: the model starts the
 right timer and leaves its name at the schema's default ("timer") although the request
-names it. A tool's *name parameter* is a string parameter called ``label``, ``name``,
+names it. Only a tool that makes or changes something (``start_timer``, not
+``search_books(title=)``) names what it makes. A tool's *name parameter* is a string parameter called ``label``, ``name``,
 ``title`` or ``tag``, or one its description calls "a name" (read from the schema). When
 the call leaves it at its default, empty, at the tool's own target word or at a filler a
 transcript starts with ("uh timer six minutes for the noodles" -> "uh"), and the request
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.slm.amounts import SECONDS
-from edgevox.agents.slm.vocabulary import GENERIC, properties, stem, target_words
+from edgevox.agents.slm.vocabulary import GENERIC, changes_things, properties, stem, target_words
 
 _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
@@ -64,8 +65,8 @@ def fix_label(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
     """The arguments with the name the request says, or None when the call names it already
     (or the request gives none)."""
     param = _name_param(tool)
-    if param is None:
-        return None
+    if param is None or not changes_things(tool):
+        return None  # a tool that looks up ("search_books(title=)") names nothing it makes
     key, default = param
     held = arguments.get(key)
     if held not in (None, "", default) and not (isinstance(held, str) and (stem(held.lower()) in target_words(tool)

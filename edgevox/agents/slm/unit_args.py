@@ -44,9 +44,13 @@ def _unit_params(tool: Any) -> dict[str, str]:
 
 def said_units(request: str, units: Mapping[str, str]) -> dict[str, float]:
     """{parameter: number} for each number the request says right before a unit word
-    ("2 hours" -> hours: 2; "20 min" -> minutes: 20; "an hour" -> hours: 1)."""
+    ("2 hours" -> hours: 2; "20 min" -> minutes: 20; "an hour" -> hours: 1). Empty when a
+    unit is said twice with two numbers: the request asks for several calls ("a room for 2
+    adults and a child, ... for 1 adult and 2 children": BFCL parallel_57), and which number
+    is whose is not ours to say."""
     words = TOKEN.findall(request.lower().replace("-", " "))
     out: dict[str, float] = {}
+    twice = False
     i = 0
     while i < len(words):
         num = number_at(words, i)
@@ -57,9 +61,10 @@ def said_units(request: str, units: Mapping[str, str]) -> dict[str, float]:
         unit = words[i + n] if i + n < len(words) else ""
         for key, stem in units.items():
             if len(unit) >= 3 and (unit.rstrip("s") == stem or stem.startswith(unit)):
+                twice = twice or out.get(key, value) != value
                 out[key] = value
         i += n
-    return out
+    return {} if twice else out
 
 
 def move_units(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -50,6 +50,12 @@ PLACES = frozenset("""
 attic loft basement cellar conservatory porch patio pantry laundry nursery utility mudroom foyer
 balcony deck shed driveway closet playroom gym sunroom workshop yard backyard terrace greenhouse
 """.split())
+#: every room or place of a home, common ones too: "in the den" is a room, "in the form of"
+#: or "at the center of" is not
+HOME_PLACES = PLACES | frozenset("""
+kitchen bedroom bathroom living dining office hallway hall garage den study lounge toilet
+upstairs downstairs landing cloakroom bedrooms bathrooms
+""".split())
 
 #: A tool that changes something (it cannot answer a question about a state): its name or
 #: its description starts with one of these verbs. Tools that compute, look up or tell

@@ -1,0 +1,79 @@
+"""The SLM hooks on BFCL's right answers: a rule written for the home assistant must not
+block or rewrite a call that BFCL's ground truth says is right.
+
+Each ground-truth call of simple, multiple, parallel, parallel_multiple and the live
+categories (3152 calls, their first acceptable value per argument) is put through what
+``default_slm_hooks()`` checks before a call runs: grounding's verdict (``why_not``) and
+the argument repairs of ``unit_args`` (units, amounts in words, names, decimals, levels).
+Pure logic, ~20 s, no model. Measured in session 7: session 6's "a reader asked about a
+place its call leaves out" read "in the form of", "at the center of", "in the next 20
+years" as places and blocked 73 right calls that the rules before it let through (parallel:
+20 of 200 cases); unit_args swapped the adults and children of two hotel bookings said in one
+request (parallel_57); a book search's "title" was filled with a word of the request
+(multiple_68). All three are mended; what is left blocked is listed here, and this test
+fails when a new rule blocks or rewrites any other right call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from edgevox.agents.slm.amounts import fix_duration, fix_extreme, fix_said_level
+from edgevox.agents.slm.grounding import why_not
+from edgevox.agents.slm.labels import fix_label
+from edgevox.agents.slm.unit_args import fix_decimal, move_units
+from edgevox.bfcl.data import load_cases
+from edgevox.bfcl.schema import sanitize_name
+from edgevox.tools import Tool
+
+#: right calls grounding blocked before session 6 too, with why (each looked at)
+KNOWN_BLOCKED = {
+    "multiple_76": "question",  # "... What material options are available?" -> a setter's options
+    "parallel_129": "question",
+    "parallel_89": "device",  # "... to the Golden Gate Bridge": a gate is a device no tool serves
+    "parallel_multiple_92": "unrelated",
+    "simple_python_388": "unrelated",  # "Canadian dollars ... US dollars": no word of currency_exchange_convert
+    "simple_python_393": "unrelated",
+}
+#: the live categories' blocked right calls, counted (too many to list; at most this many)
+LIVE_BLOCKED_AT_MOST = {"live_simple": 27, "live_multiple": 52, "live_parallel": 3, "live_parallel_multiple": 6}
+REPAIRS = (fix_duration, fix_extreme, fix_said_level, fix_label, fix_decimal)
+
+
+def _stub(**kwargs):
+    return kwargs
+
+
+def _right_calls(category: str, data_dir):
+    for case in load_cases(category, data_dir):
+        tools = [Tool.from_schema(t, _stub) for t in case.tools(sanitize=True)]
+        by_name = {t.name: t for t in tools}
+        request = [m for m in case.question if m.get("role") == "user"][-1]["content"]
+        for answer in case.possible_answer or []:
+            (name, params), = answer.items()
+            args = {k: next(v for v in values if v != "") for k, values in params.items()
+                    if any(v != "" for v in values)}
+            yield case.id, request, by_name[sanitize_name(name)], args, tools
+
+
+@pytest.mark.parametrize("category", ["simple_python", "multiple", "parallel", "parallel_multiple",
+                                      "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"])
+def test_no_hook_rule_blocks_or_rewrites_a_right_call(category, bfcl_data_dir):
+    blocked, rewritten, calls = Counter(), [], 0
+    for case_id, request, tool, args, tools in _right_calls(category, bfcl_data_dir):
+        calls += 1
+        reason = why_not(request, tool, args, tools)
+        if reason is not None:
+            blocked[case_id] += 1
+            if not category.startswith("live"):
+                assert KNOWN_BLOCKED.get(case_id) == reason, (case_id, reason, request[:160])
+        repaired = move_units(request, tool, args) or args
+        for repair in REPAIRS:
+            repaired = repair(request, tool, repaired) or repaired
+        if repaired != args:
+            rewritten.append((case_id, args, repaired))
+    assert calls > 0 and rewritten == []
+    if category.startswith("live"):
+        assert sum(blocked.values()) <= LIVE_BLOCKED_AT_MOST[category], blocked
