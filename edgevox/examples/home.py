@@ -351,7 +351,7 @@ def home_hooks() -> list[Any]:
     from edgevox.agents.slm.remainder import Remainder
 
     gate = RelevanceGate()
-    return [FollowUp(), gate, Remainder(gate=gate), *default_slm_hooks()]
+    return [FollowUp(), gate, Remainder(gate=gate), *default_slm_hooks(relevance=False)]
 
 
 def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str | None = None,

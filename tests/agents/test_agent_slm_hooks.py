@@ -248,7 +248,7 @@ def test_a_reply_like_the_request_without_a_call_or_diverging_is_kept():
 def test_prose_is_not_an_echo():
     ag, _ = make([QWEN_JOKE, "unused"])
     assert ag.run("tell me a joke").reply == QWEN_JOKE
-    assert ag.hook_stats == {}
+    assert set(ag.hook_stats) <= {"relevance"}  # only the answer-only gate may act: a joke is no tool's
     assert split_json("It is 5 [approx] now {not json}") == ("It is 5 [approx] now {not json}", [])
     assert json_payload("I like {curly} braces") is None
 

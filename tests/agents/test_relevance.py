@@ -84,7 +84,7 @@ def _gated(script, embedder, **options):
     from edgevox.examples.home import home_agent
 
     be = ScriptedBackend(script, preset="qwen2.5-coder-0.5b")
-    agent, home = home_agent(be, hooks=[RelevanceGate(embedder=embedder, **options), *default_slm_hooks()])
+    agent, home = home_agent(be, hooks=[RelevanceGate(embedder=embedder, **options), *default_slm_hooks(relevance=False)])
     return be, agent, home
 
 
@@ -158,6 +158,35 @@ def test_right_after_an_action_only_a_request_clearly_for_one_tool_is_redirected
     agent.run("Kitchen light on.")
     r = agent.run("Lovely, cheers.")
     assert [c.dispatched for c in r.calls] == [False] and len(be.requests) == 2 and home.timers == []
+
+
+def test_every_agent_with_the_default_hooks_answers_in_words_what_no_tool_is_near(embedder):
+    """``default_slm_hooks()`` carries the gate's answer-in-words decision alone (threshold
+    of the home splits): on any tool set, a request nearer the generic no-tool lines than to
+    every tool's description decodes answer-only; the other decisions stay home's."""
+    from edgevox.agents import LLMAgent
+    from edgevox.agents.slm.relevance import ANSWER_BELOW
+    from edgevox.tools import tool
+
+    @tool
+    def calculate_triangle_area(base: float, height: float) -> float:
+        """Calculate the area of a triangle from its base and height."""
+        return base * height / 2
+
+    hooks = default_slm_hooks()
+    gates = [h for h in hooks if isinstance(h, RelevanceGate)]
+    assert len(gates) == 1 and gates[0].answer_below == ANSWER_BELOW
+    assert gates[0].call_above is gates[0].redirect_above is gates[0].trust_above is None
+    gates[0]._embedder = embedder
+    be = ScriptedBackend(['{"answer": "Shakespeare."}', call("calculate_triangle_area", base=3, height=4),
+                          '{"answer": "It is 6."}'],
+                         preset="qwen2.5-coder-0.5b")
+    agent = LLMAgent("t", "", "Be brief.", tools=[calculate_triangle_area], model=be, hooks=hooks)
+    r = agent.run("Who wrote Hamlet?")
+    assert be.requests[0]["grammar"].strategy == "answer" and r.calls == []
+    r = agent.run("What's the area of a triangle with base 3 and height 4?")
+    assert be.requests[1]["grammar"].strategy != "answer" and r.calls[0].ok
+    assert len([h for h in default_slm_hooks(relevance=False) if isinstance(h, RelevanceGate)]) == 0
 
 
 @pytest.mark.model

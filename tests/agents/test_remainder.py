@@ -34,7 +34,7 @@ def _home(script, embedder):
 
     be = ScriptedBackend(script, preset="qwen2.5-coder-0.5b")
     gate = RelevanceGate(embedder=embedder)
-    agent, home = home_agent(be, hooks=[gate, Remainder(gate=gate), *default_slm_hooks()])
+    agent, home = home_agent(be, hooks=[gate, Remainder(gate=gate), *default_slm_hooks(relevance=False)])
     return be, agent, home
 
 

@@ -6,6 +6,9 @@ turn context, so the same instances may serve several agents.
 =================  ============  =========================================================
 hook (stats name)  point(s)      catches
 =================  ============  =========================================================
+relevance          before_llm    a request nearer, by meaning, to generic lines no tool
+                                 serves ("Who wrote Hamlet?") than to every tool's own
+                                 requests -> the first hop may only answer in words
 loop_guard         before_tool   the same call twice in a turn -> earlier result, then a
                                  plain-reply hop
 placeholder_args   before_tool   "", "string", "<value>", "..." as argument values
@@ -44,7 +47,14 @@ __all__ = [
 ]
 
 
-def default_slm_hooks() -> list[Hook]:
-    """A fresh set of the nine SLM safety hooks, in their intended priority order."""
-    return [LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), UnitArgs(), EchoGuard(), ArgShapeHint(),
-            SpeakableReply(), FalseClaim()]
+def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
+    """A fresh set of the SLM safety hooks, in their intended priority order.
+
+    ``relevance`` adds the relevance gate's answer-in-words decision alone
+    (``RelevanceGate.answer_only()``; the voice assistant's ``home_hooks()`` brings the whole
+    gate instead and passes False). Without the embedding model it stands aside."""
+    from edgevox.agents.slm.relevance import RelevanceGate
+
+    gate = [RelevanceGate.answer_only()] if relevance else []
+    return [*gate, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), UnitArgs(), EchoGuard(),
+            ArgShapeHint(), SpeakableReply(), FalseClaim()]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -130,7 +131,10 @@ class ToolIndex:
         self.names = list(dict.fromkeys(self.owner))
         self._tools = embedder.embed(self.lines) if self.lines else np.zeros((0, 384), dtype=np.float32)
         self._cols = {n: [i for i, o in enumerate(self.owner) if o == n] for n in self.names}
-        self._none = embedder.embed(list(no_tool))
+        pool = (id(embedder), tuple(no_tool))
+        if pool not in _POOLS:  # the same generic lines for every tool set: embedded once
+            _POOLS[pool] = embedder.embed(list(no_tool))
+        self._none = _POOLS[pool]
 
     def relevance(self, text: str) -> Relevance:
         v = self.embedder.embed([text])[0]
@@ -200,12 +204,25 @@ class RelevanceGate(Hook):
         self._embedder = embedder
         self._failed = False
 
+    @classmethod
+    def answer_only(cls, answer_below: float | None = ANSWER_BELOW, **kw: Any) -> RelevanceGate:
+        """Only the answer-in-words decision, at the threshold chosen on the home splits: what
+        ``default_slm_hooks()`` gives any agent. The other decisions were tuned on one tool
+        set's requests and phrasings; this one only ever stops a call. Measured on BFCL (the
+        tools' descriptions alone, session 7, the threshold not tuned there): a call is made
+        impossible on 40 of live_irrelevance's first 50 cases and on 1 of the first 50 of
+        simple, multiple, parallel and parallel_multiple each at most."""
+        return cls(answer_below=answer_below, call_above=None, redirect_above=None, trust_above=None,
+                   unreported=False, **kw)
+
     def index(self, registry: Any) -> ToolIndex | None:
         """The registry's two pools, embedded once per tool set and process (None: no
         embedding model). Shared by every gate: the voice and the evaluation build a fresh
         agent, and so a fresh gate, per conversation."""
         key = (registry.fingerprint, tuple(getattr(t, "phrasings", ()) for t in registry), id(self._embedder))
         with _INDEX_LOCK:
+            if key in _INDEXES:
+                _INDEXES.move_to_end(key)
             if key in _INDEXES or self._failed:
                 return _INDEXES.get(key)
             try:
@@ -215,6 +232,8 @@ class RelevanceGate(Hook):
 
                     embedder = load_embedder()
                 _INDEXES[key] = ToolIndex(list(registry), embedder)
+                while len(_INDEXES) > MAX_INDEXES:  # a BFCL run meets thousands of tool sets
+                    _INDEXES.popitem(last=False)
             except Exception as exc:  # noqa: BLE001 -- an optional model: the gate stands aside
                 self._failed = True
                 log.warning("relevance gate off: no sentence embeddings (%s: %s)", type(exc).__name__, exc)
@@ -327,7 +346,11 @@ class RelevanceGate(Hook):
         return None
 
 
-_INDEXES: dict[Any, ToolIndex] = {}
+#: the tool sets' indexes, most recently used last (at most MAX_INDEXES are kept)
+_INDEXES: OrderedDict[Any, ToolIndex] = OrderedDict()
+MAX_INDEXES = 32
+#: the no-tool pool's embeddings, per embedder and pool
+_POOLS: dict[tuple[int, tuple[str, ...]], Any] = {}
 _INDEX_LOCK = threading.Lock()
 
 
