@@ -59,6 +59,7 @@ from edgevox.agents.slm.amounts import said_numbers
 from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
+    FILLERS,
     GENERIC,
     HOME_PLACES,
     OPENERS,
@@ -96,8 +97,6 @@ is are was were isn't aren't did didn't does doesn't do don't has have hasn't ha
 what's whats when where which who whose why how's hows check any anything
 convert calculate compute translate spell define explain read
 """.split())
-#: words a transcript may start with that say nothing ("uh, is the light on")
-_FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
 #: "do" opens a question only before its subject ("Do you ...", "Does it ..."), else it is an order
 _DO = frozenset({"do", "does"})
 _SUBJECTS = frozenset("i you we they he she it this that these those there".split())
@@ -114,7 +113,7 @@ def is_question(text: str) -> bool:
     """A question about something, not a polite request ("Can you dim the lights?") nor an
     order that starts with "do" ("Do the bedroom as well.")."""
     words = re.findall(r"[a-z']+", text.lower())
-    while len(words) > 1 and words[0] in _FILLERS:
+    while len(words) > 1 and words[0] in FILLERS:
         words = words[1:]
     if not words or " ".join(words).startswith(_NOT_ASKING):
         return False

@@ -19,15 +19,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.slm.amounts import SECONDS
-from edgevox.agents.slm.vocabulary import GENERIC, changes_things, properties, stem, target_words
+from edgevox.agents.slm.vocabulary import (
+    FILLERS,
+    GENERIC,
+    changes_things,
+    properties,
+    stem,
+    target_words,
+)
 
 _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
 _NOT_NAMES = frozenset({"quick", "short", "long", "new", "another", "second", "other", "first", "next", "last",
                         "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min"})
 _FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)\s*(?:[.!?,;]|$)")
-#: words a transcript may start with that name nothing
-_FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
 
 
 def _name_param(tool: Any) -> tuple[str, Any] | None:
@@ -57,7 +62,7 @@ def _things(tool: Any) -> set[str]:
 
 
 def _nameable(word: str, targets: set[str]) -> bool:
-    return (word not in GENERIC and word not in _NOT_NAMES and word not in _FILLERS and word.rstrip("s") not in SECONDS
+    return (word not in GENERIC and word not in _NOT_NAMES and word not in FILLERS and word.rstrip("s") not in SECONDS
             and stem(word) not in targets)
 
 
@@ -70,7 +75,7 @@ def fix_label(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
     key, default = param
     held = arguments.get(key)
     if held not in (None, "", default) and not (isinstance(held, str) and (stem(held.lower()) in target_words(tool)
-                                                                          or held.lower().strip() in _FILLERS)):
+                                                                          or held.lower().strip() in FILLERS)):
         return None  # the model gave a name of its own: keep it
     name = said_name(request, tool)
     return {**arguments, key: name} if name else None

@@ -37,6 +37,8 @@ cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets sock
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
 lawn lawns garden pool hedge
 """.split())
+#: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
+FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
 #: verbs many devices take: they do not say which device is meant
 ACTIONS = frozenset("""
 start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease
