@@ -11,6 +11,7 @@ from agent_fakes import ScriptedBackend, call
 from edgevox.agents import LLMAgent, default_slm_hooks
 from edgevox.agents.slm.grounding import (
     changes_things,
+    changes_what_was_said,
     is_question,
     target_words,
     unserved_devices,
@@ -195,6 +196,9 @@ def test_a_follow_up_that_changes_what_it_says_is_grounded_by_the_call_before():
     assert [c.dispatched for c in r.calls] == [True] and home.thermostat_c == round((70 - 32) * 5 / 9, 1)
     r = ag.run("Great, thanks.")  # the same call again changes nothing the request says
     assert [c.dispatched for c in r.calls] == [False]
+    assert not changes_what_was_said("Remind me to call Bob.", {"minutes": 5, "label": "tea"},
+                                     {"minutes": 0, "label": "Remind me to call Bob."})  # the request echoed
+    assert changes_what_was_said("What about Lisbon?", {"location": "Madrid"}, {"location": "Lisbon"})
     r = ag.run("Hmm, make that 70.")  # the turn before made no call: nothing to follow
     assert [c.dispatched for c in r.calls] == [False] and not home.lights["kitchen"]
 

@@ -32,8 +32,8 @@ call before it runs:
    before that does ("Now turn it off again."). Numbers and generic verbs ("turn", "set")
    ground nothing. Words are compared by a crude stem (lights/light, heating/heat). A call
    whose enum value the request says with "un"/"de" before it ("Unpause." -> ``pause``) is
-   about the opposite of the request. A call that puts the whole request into an optional string (a timer named "Remind me to
-   ring the dentist tomorrow.") says nothing of its own.
+   about the opposite of the request. A call that puts the whole request into an optional
+   string (a timer named "Remind me to ring the dentist tomorrow.") says nothing of its own.
 
 A follow-up that changes one thing of the action before ("Hmm, make that 70." after the
 thermostat, "What about Lisbon?" after the weather) shares no word with its tool: a call of
@@ -236,14 +236,18 @@ def _echoed(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
 def changes_what_was_said(request: str, before: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:
     """Does the call set, to a value ``request`` says, an argument the previous call of the
     same tool (``before``) had otherwise ("make that 70" -> temperature 72 -> 70)?"""
-    said = f" {' '.join(WORD.findall(request.lower()))} "
+    request_words = WORD.findall(request.lower())
+    said = f" {' '.join(request_words)} "
     numbers = said_numbers(request)
     for key, value in arguments.items():
         if value is None or before.get(key) == value or isinstance(value, bool):
             continue
         if isinstance(value, (int, float)) and float(value) in numbers:
             return True
-        if isinstance(value, str) and _wordy(value) and f" {' '.join(WORD.findall(value.lower()))} " in said:
+        if not isinstance(value, str) or not _wordy(value):
+            continue
+        words = WORD.findall(value.lower())
+        if f" {' '.join(words)} " in said and words != request_words:  # a value said, not the request echoed
             return True
     return False
 
