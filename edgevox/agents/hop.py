@@ -10,6 +10,7 @@ import time
 from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
+from edgevox.agents.demonstrations import tool_spec
 from edgevox.agents.hooks import StreamFilter
 from edgevox.agents.steps import BackendFailed, Overflow
 from edgevox.agents.types import ANSWER, LLMOutput, LLMRequest
@@ -17,12 +18,6 @@ from edgevox.agents.types import ANSWER, LLMOutput, LLMRequest
 log = logging.getLogger(__name__)
 
 DECISIONS = 12  # sampled tokens whose margins are kept: enough to cover "answer or call" and the name
-
-
-def _name(tool: dict[str, Any]) -> str | None:
-    """A rendered tool's name (``{"type": "function", "function": {"name": ...}}`` or flat)."""
-    spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
-    return spec.get("name")
 
 
 def note_text(notes: Iterable[str]) -> str:
@@ -96,7 +91,7 @@ class HopStream:
 
         a = self.agent
         tools = request.tools if request.strategy != "none" else []
-        callable_tools = tools if request.allowed is None else [t for t in tools if _name(t) in request.allowed]
+        callable_tools = tools if request.allowed is None else [t for t in tools if tool_spec(t)[0] in request.allowed]
         grammar = (a.grammar_for("none", []) if request.strategy == ANSWER
                    else a.grammar_for(request.strategy, callable_tools or tools))
         msgs, prompt = self._render_fitting(request, tools)

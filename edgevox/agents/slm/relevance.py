@@ -250,11 +250,14 @@ class RelevanceGate(Hook):
         action (unless ``after_action``): a line then may go on with it ("And the office.",
         "Same for the hallway."), and a sentence embedding knows nothing of the turn before."""
         st = ctx.state(self)
+        if "after_action" not in st:
+            st["after_action"] = _after_action(ctx)  # (a first turn's "it" points nowhere back)
+        if st["after_action"] and not after_action:
+            return None  # not embedded at all unless a caller asks for it after an action
         if "relevance" not in st:
             index = self.index(ctx.registry) if len(ctx.registry) else None
             st["relevance"] = None if index is None else index.relevance(ctx.text)
-            st["after_action"] = _after_action(ctx)  # (a first turn's "it" points nowhere back)
-        return None if st["after_action"] and not after_action else st["relevance"]
+        return st["relevance"]
 
     def _unreported(self, ctx: TurnContext, rel: Relevance) -> bool:
         """A question whose nearest tool changes things ("How long is left on the timer?" ->
