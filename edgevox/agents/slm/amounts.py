@@ -60,13 +60,13 @@ TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
 _HOURS_THEN = re.compile(r"^\s*(?:and\s+)?(\d+|[a-z]+(?:\s+[a-z]+)?)\b(?!\s*(?:hours?|minutes?|mins?|seconds?|secs?|percent|%))")
 
 
-def number_at(words: list[str], i: int) -> tuple[float, int] | None:
+def number_at(words: list[str], i: int, *, articles: bool = True) -> tuple[float, int] | None:
     """The number that starts at ``words[i]`` ("2", "twenty", "twenty five", "an") and how
-    many words it takes."""
+    many words it takes; "a"/"an" count as one only with ``articles`` ("an hour", not "a level")."""
     w = words[i]
     if w[0].isdigit():
         return float(w), 1
-    if w in ("a", "an"):
+    if w in ("a", "an") and articles:
         return 1.0, 1
     if w in NUMBER_WORDS:
         return float(NUMBER_WORDS.index(w)), 1
@@ -80,7 +80,7 @@ def number_at(words: list[str], i: int) -> tuple[float, int] | None:
 def said_numbers(request: str) -> set[float]:
     """Every number the request says, in digits or words ("make that seventy" -> {70.0})."""
     words = TOKEN.findall(request.lower().replace("-", " "))
-    return {n[0] for i in range(len(words)) if words[i] not in ("a", "an") and (n := number_at(words, i))}
+    return {n[0] for i in range(len(words)) if (n := number_at(words, i, articles=False))}
 
 
 def said_hours_minutes(request: str) -> float | None:
@@ -93,7 +93,7 @@ def said_hours_minutes(request: str) -> float | None:
     if after is None:
         return None
     words = TOKEN.findall(after.group(1))
-    minutes = number_at(words, 0) if words and words[0] not in ("a", "an") else None
+    minutes = number_at(words, 0, articles=False) if words else None
     if minutes is None or not 0 < minutes[0] < 60:
         return None
     hours = int(m.group(1)) if m.group(1).isdigit() else _SMALL[m.group(1)]
@@ -218,8 +218,8 @@ def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
         if not {stem(w) for w in WORD.findall(part)} & targets:
             continue
         words = TOKEN.findall(_CLOCK.sub(" ", part).replace("-", " "))  # "at 7 pm" is a time, not a level
-        found = [n[0] for i, w in enumerate(words[:-1]) if w in ("to", "at") and (n := number_at(words, i + 1))
-                 and words[i + 1] not in ("a", "an") and not set(words[i + 1 + n[1]:i + 2 + n[1]]) & _UNIT_WORDS]
+        found = [n[0] for i, w in enumerate(words[:-1]) if w in ("to", "at") and (n := number_at(words, i + 1, articles=False))
+                 and not set(words[i + 1 + n[1]:i + 2 + n[1]]) & _UNIT_WORDS]
         if len(found) == 1 and lo <= found[0] <= hi:
             return {**arguments, key: int(found[0]) if float(found[0]).is_integer() else found[0]}
     return None
