@@ -342,16 +342,18 @@ class Home:
 
 def home_hooks() -> list[Any]:
     """The voice assistant's hooks: follow-ups ("And the office too." after a light call),
-    the relevance gate (sentence embeddings of the tools' examples against generic no-tool
+    what a complaint or a bare "more" wants ("It's too dark in the hallway.", "Bit more."), the
+    relevance gate (sentence embeddings of the tools' examples against generic no-tool
     lines), the undone half of a two-action request (by the gate's embeddings) and the
     default SLM hooks."""
     from edgevox.agents import default_slm_hooks
     from edgevox.agents.slm.follow_up import FollowUp
     from edgevox.agents.slm.relevance import RelevanceGate
     from edgevox.agents.slm.remainder import Remainder
+    from edgevox.agents.slm.wants import Wants
 
     gate = RelevanceGate()
-    return [FollowUp(), gate, Remainder(gate=gate), *default_slm_hooks(relevance=False)]
+    return [FollowUp(), Wants(), gate, Remainder(gate=gate), *default_slm_hooks(relevance=False)]
 
 
 def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str | None = None,

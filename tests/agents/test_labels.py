@@ -25,6 +25,12 @@ TIMER = TOOLS["start_timer"]
     ("Start a timer for the roast, one hour twenty.", "roast"),
     ("uh timer six minutes for the noodles", "noodles"),
     ("Timer for the next 20 minutes.", None),
+    # dev6 (session 8): "called X", and a word alone before a comma that opens the timer
+    ("Start a timer called laundry for fifty minutes.", "laundry"),
+    ("Cookies, twelve minute timer.", "cookies"),
+    ("Okay, twelve minute timer.", None),     # a filler
+    ("Thanks, ten minute timer.", None),      # says nothing of a name
+    ("Timer, ten minutes.", None),            # the thing itself
 ])
 def test_the_name_a_request_gives(text, name):
     assert said_name(text, TIMER) == name

@@ -8,8 +8,10 @@ names it. Only a tool that makes or changes something (``start_timer``, not
 the call leaves it at its default, empty, at the tool's own target word or at a filler a
 transcript starts with ("uh timer six minutes for the noodles" -> "uh"), and the request
 says a name in one of two English ways -- right before the tool's target word ("an egg
-timer") or after "for the/my" closing a clause ("... for the roast." / "for the roast, one
-hour twenty") -- that word is the name.
+timer"), after "called"/"named" ("a timer called laundry"), after "for the/my" closing a
+clause ("... for the roast." / "for the roast, one hour twenty"), or alone before a comma
+that opens the rest of the request naming the thing ("Cookies, twelve minute timer.") --
+that word is the name.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ _NAMES = frozenset({"label", "name", "title", "tag"})
 _NOT_NAMES = frozenset({"quick", "short", "long", "new", "another", "second", "other", "first", "next", "last",
                         "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min"})
 _FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)\s*(?:[.!?,;]|$)")
+#: "a timer called laundry", "named pasta"
+_CALLED = re.compile(r"\b(?:called|named|labell?ed)\s+(?:the\s+)?([a-z]+)")
+#: "Cookies, twelve minute timer.": one word said before a comma, the rest naming the thing
+_HEAD = re.compile(r"^\s*([a-z]+)\s*,\s*(.+)$")
 
 
 def _name_param(tool: Any) -> tuple[str, Any] | None:
@@ -52,8 +58,13 @@ def said_name(request: str, tool: Any) -> str | None:
     for before, word in zip(words, words[1:], strict=False):
         if stem(word) in targets and before.isalpha() and _nameable(before, targets):
             return before
-    m = _FOR.search(low)
-    return m.group(1) if m and _nameable(m.group(1), targets) else None
+    for m in (_CALLED.search(low), _FOR.search(low)):
+        if m and _nameable(m.group(1), targets):
+            return m.group(1)
+    m = _HEAD.match(low)
+    if m and _nameable(m.group(1), targets) and {stem(w) for w in re.findall(r"[a-z]+", m.group(2))} & targets:
+        return m.group(1)
+    return None
 
 
 def _things(tool: Any) -> set[str]:

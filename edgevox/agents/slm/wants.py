@@ -1,0 +1,210 @@
+"""Wants: what a complaint, a bare "more" or "mute" asks of the home, made into the call.
+
+Measured on the home evaluation's tuning splits with Qwen2.5-Coder-0.5B: the model reads a
+request by its words, not by what the speaker wants. "It's way too dark in the hallway."
+switched the hallway light *off*; "It's too quiet, I can't hear the music." and "Mute the
+speakers." stopped the music; "I can't see a thing in the bathroom." got a reply in words;
+"Bit more." after the volume and "Hmm, a little cooler." after the thermostat went to the
+weather. What such a line wants is plain English, written here (not read from any
+evaluation): a *complaint* about a state wants the opposite ("too dark", "pitch black",
+"can't see" -> more light; "too loud" -> less sound; "freezing in here" -> more heat), a
+*comparative* wants its own way ("brighter", "quieter", "cooler"), "mute" wants the sound's
+bottom, and a bare "more"/"less"/"up"/"down" right after an action wants it again, further.
+
+The tool is the one registry tool whose target words name the quantity (light, volume,
+thermostat/temperature); the arguments come from its schema, the request and the previous
+call, or the turn is left to the model:
+
+* an up/down enum parameter ("change") takes the direction;
+* a boolean parameter ("on") is switched on for more light, with the place from the request
+  (a value of the tool's *where* enum it says) or the previous call of the same tool;
+* a numeric parameter the previous call of the same tool set moves one step (a tenth of its
+  range, else 1: 22 degrees "a little cooler" -> 21);
+* "mute" sets the one ranged parameter to its bottom.
+
+A request that says a number ("too warm, knock it down to 18"), asks a question, or is about
+the outside ("it's freezing out") is left to the model. Planned like ``follow_up``: the first
+hop is forced to the tool and the hook writes the arguments; grounding is told the tool is
+the request's (it may share no word with "It's pitch black ...").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.amounts import said_numbers, value_range
+from edgevox.agents.slm.follow_up import GLUE, previous_call
+from edgevox.agents.slm.grounding import RELATED, Grounding, is_question, unserved_devices
+from edgevox.agents.slm.vocabulary import FILLERS, WORD, enum_of, properties, stem, target_words
+
+#: what names each quantity in a tool's target words (its name and first sentence)
+ANCHORS = {"light": {"light", "lamp", "brightness"}, "sound": {"volume", "sound"},
+           "heat": {"thermostat", "heating", "heater"}}  # not "temperature": the weather reads one
+#: a state complained about -> (quantity, the way the speaker wants it to go)
+STATES = {
+    "dark": ("light", 1), "gloomy": ("light", 1), "black": ("light", 1), "bright": ("light", -1),
+    "quiet": ("sound", 1), "loud": ("sound", -1), "noisy": ("sound", -1), "deafening": ("sound", -1),
+    "cold": ("heat", 1), "freezing": ("heat", 1), "chilly": ("heat", 1), "hot": ("heat", -1),
+    "warm": ("heat", -1), "boiling": ("heat", -1), "stuffy": ("heat", -1), "roasting": ("heat", -1),
+}
+#: "I can't see", "can't hear the music"
+CANNOT = {"see": ("light", 1), "hear": ("sound", 1)}
+#: a comparative or verb that says the way itself
+COMPARATIVES = {
+    "brighter": ("light", 1), "lighter": ("light", 1), "dimmer": ("light", -1), "darker": ("light", -1),
+    "louder": ("sound", 1), "quieter": ("sound", -1), "softer": ("sound", -1),
+    "warmer": ("heat", 1), "hotter": ("heat", 1), "cooler": ("heat", -1), "colder": ("heat", -1),
+}
+#: a bare way, for the action just done ("Bit more.", "A touch less.", "Up a notch.")
+BARE = {"more": 1, "up": 1, "higher": 1, "less": -1, "down": -1, "lower": -1}
+#: words a bare way may come with
+_BARE_GLUE = frozenset("""
+bit little notch touch tad slightly even just make go turn bring keep more much lot way yeah yes it
+""".split()) | GLUE | FILLERS
+#: a complaint's frame: "too dark", "so loud", "it's freezing", "pitch black", "dark in here"
+_FRAME = re.compile(r"\b(?:too|so|way|really|very|pretty|pitch|it's|its|it is|getting|bit)\s+(?:\w+\s+)?$")
+_HERE = re.compile(r"^\s+(?:in here|in the\b)")
+_OUTSIDE = re.compile(r"\b(?:outside|out there|out today|weather)\b|\bfreezing out\b")
+_CANNOT = re.compile(r"\b(?:can't|cannot|can not|couldn't)\s+(see|hear)\b")
+_UP_DOWN = ({"up", "increase", "raise", "higher", "more"}, {"down", "decrease", "lower", "less"})
+#: a request with one of these verbs asks for something else too ("Put on some jazz, nothing too
+#: loud."): left to the model
+_OTHER_VERBS = frozenset("""
+play put start add remove cancel stop pause skip resume book order call send open close lock remind
+""".split())
+
+
+def wanted(request: str) -> tuple[str | None, int, bool] | None:
+    """(quantity or None for a bare way, +1 more / -1 less, is it a complaint about a state)
+    the request wants, or None."""
+    low = request.lower().replace("’", "'")
+    if (_OUTSIDE.search(low) or is_question(request) or said_numbers(request)
+            or _OTHER_VERBS & set(WORD.findall(low))):
+        return None
+    if m := _CANNOT.search(low):
+        return (*CANNOT[m.group(1)], True)
+    for m in re.finditer(r"[a-z]+", low):
+        word = m.group(0)
+        if word in STATES and (_FRAME.search(low[:m.start()]) or _HERE.match(low[m.end():])):
+            return (*STATES[word], True)
+    words = WORD.findall(low)
+    for word in words:
+        if word in COMPARATIVES:
+            return (*COMPARATIVES[word], False)
+    ways = {BARE[w] for w in words if w in BARE}
+    if len(ways) == 1 and all(w in _BARE_GLUE or w in BARE for w in words):
+        return None, ways.pop(), False
+    return None
+
+
+def _tool_for(quantity: str, registry: Any) -> Any:
+    anchors = {stem(w) for w in ANCHORS[quantity]}
+    found = [t for t in registry if target_words(t) & anchors]
+    return found[0] if len(found) == 1 else None
+
+
+def _place(request: str, tool: Any) -> tuple[str, str] | None:
+    """(where-parameter, value) the request names from a string enum, or None."""
+    said = f" {' '.join(WORD.findall(request.lower()))} "
+    hits = [(k, v) for k, s in properties(tool).items() for v in enum_of(s)
+            if isinstance(v, str) and v.strip() and f" {v.lower()} " in said]
+    return max(hits, key=lambda kv: len(kv[1])) if len({k for k, _ in hits}) == 1 else None
+
+
+def arguments_for(tool: Any, way: int, request: str, before: Mapping[str, Any] | None, *,
+                  complaint: bool = False) -> dict[str, Any] | None:
+    """The call of ``tool`` that moves its quantity ``way`` (see the module docstring), or None.
+    Only a complaint ("too dark") switches a light on: "brighter" of a light that may be on
+    already is a brightness, which only the previous call can say."""
+    props = properties(tool)
+    for key, schema in props.items():  # an up/down enum
+        values = [v for v in enum_of(schema) if isinstance(v, str)]
+        pick = [v for v in values if v.lower() in _UP_DOWN[0 if way > 0 else 1]]
+        if len(pick) == 1 and any(v.lower() in _UP_DOWN[1 if way > 0 else 0] for v in values):
+            return {key: pick[0]}
+    flags = [k for k, s in props.items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+    if len(flags) == 1 and way > 0 and complaint and not (before and before.get(flags[0]) is True):
+        place = _place(request, tool) or next(((k, v) for k, v in (before or {}).items()
+                                                if k in props and enum_of(props[k])), None)
+        required = set((tool.parameters or {}).get("required") or ())
+        if place is None and required - {flags[0]}:
+            return None  # "It's too dark." with no room said or done before
+        return {**({place[0]: place[1]} if place else {}), flags[0]: True}
+    if before is None:
+        return None
+    moved = [(k, v) for k, v in before.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and k in props]
+    if len(moved) != 1:
+        return None
+    key, value = moved[0]
+    bounds = value_range(props[key])
+    step = (bounds[1] - bounds[0]) / 10 if bounds else 1
+    new = value + way * step
+    if bounds:
+        new = min(max(new, bounds[0]), bounds[1])
+    if isinstance(value, int) or float(new).is_integer():
+        new = int(round(new))
+    return None if new == value else {**before, key: new}
+
+
+def mute_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """"Mute the speakers." -> the sound tool with its one ranged parameter at the bottom."""
+    if not re.search(r"\b(?:mute|silence)\b", request.lower()) or re.search(r"\bunmute\b", request.lower()):
+        return None
+    tool = _tool_for("sound", registry)
+    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s))} if tool else {}
+    if len(ranged) != 1:
+        return None
+    (key, (low, _)), = ranged.items()
+    return tool, {key: int(low) if float(low).is_integer() else low}
+
+
+def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
+    """(tool, arguments) the request wants (see the module docstring), or None."""
+    if unserved_devices(request, list(registry)):
+        return None  # "The fan is too loud.": not ours
+    if muted := mute_call(request, registry):
+        return muted
+    want = wanted(request)
+    if want is None:
+        return None
+    quantity, way, complaint = want
+    before_tool = registry.get(previous[0]) if previous else None
+    if quantity is None:
+        tool = before_tool  # "Bit more." is about the action just done
+    else:
+        tool = _tool_for(quantity, registry)
+    if tool is None:
+        return None
+    before = previous[1] if previous and before_tool is tool else None
+    args = arguments_for(tool, way, request, before, complaint=complaint)
+    return (tool, args) if args is not None else None
+
+
+class Wants(Hook):
+    """Makes the call a complaint, a comparative, a bare "more" or "mute" wants (see the
+    module docstring): the first hop is forced to the tool and the hook writes the arguments."""
+
+    name = "wants"
+    priority = 3  # with follow_up, before the relevance gate and grounding: the turn's tool is decided here
+
+    def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        if ctx.hop != 0 or not request.tools or not isinstance(request.strategy, str) or request.strategy == "none":
+            return None  # a later hop, no tools, or a hop another hook has already forced
+        planned = plan(ctx.text, ctx.registry, previous_call(getattr(ctx.session, "messages", []), ctx.text))
+        if planned is None:
+            return None
+        tool, args = planned
+        ctx.state(self)["call"] = (tool.name, args)
+        ctx.state(Grounding.name).setdefault(RELATED, set()).add(tool.name)
+        return HookResult.replace(dataclasses.replace(request, strategy=("single", tool.name)),
+                                  reason=f"{tool.name} with {args}")
+
+    def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
+        planned = ctx.state(self).pop("call", None)
+        if planned is None or planned[0] != call.name:
+            return None
+        return HookResult.replace(dataclasses.replace(call, arguments=dict(planned[1])), counted=False)
