@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from agent_fakes import ScriptedBackend, call
 
-from edgevox.agents.slm.wants import plan, wanted
+from edgevox.agents.slm.wants import plan, transport_call, wanted
 from edgevox.examples.home import Home, home_agent
+from edgevox.parsing.types import ToolCall
 from edgevox.tools import ToolRegistry, tool
 
 
@@ -67,6 +68,29 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
     assert planned("Bit more.", home) is None
 
 
+@pytest.mark.parametrize(("text", "item"), [
+    ("We're nearly out of shampoo.", "shampoo"),  # dev6 (session 8): the time, blocked
+    ("We've run out of dishwasher tablets.", "dishwasher tablets"),  # dev5: "I can't control the dishwasher"
+    ("We're all out of olive oil!", "olive oil"),
+    ("We're out of time.", None), ("I'm out of the house.", None), ("I'm running out of patience.", None),
+])
+def test_out_of_something_puts_it_on_the_list(home, text, item):
+    assert planned(text, home) == (("add_to_shopping_list", {"item": item}) if item else None)
+
+
+@pytest.mark.parametrize(("text", "query", "expected"), [
+    # dev5 / dev (sessions 7-8): the song "song", the song "last song"
+    ("Carry on playing the song.", "song", ("media_control", {"action": "play"})),
+    ("Play that last song again, go back one.", "last song", ("media_control", {"action": "previous"})),
+    ("Skip this song.", "song", ("media_control", {"action": "next"})),
+    ("Continue playing Adele.", "Adele", None),   # names what to play
+    ("Play some music.", "music", None),          # names nothing, but asks for nothing else either
+])
+def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query, expected):
+    found = transport_call(text, home, ToolCall(None, "play_music", {"query": query}))
+    assert ((found[0].name, found[1]) if found else None) == expected
+
+
 def test_the_tool_is_read_from_the_registry_not_named_here():
     @tool
     def speaker_loudness(direction: str = "raise") -> str:
@@ -94,6 +118,23 @@ def test_scripted_the_hop_is_forced_and_the_arguments_written():
     assert home.lights["hallway"] and agent.hook_stats["wants"] == 1
 
 
+def test_scripted_a_call_that_names_nothing_is_replaced():
+    be = ScriptedBackend([call("play_music", query="song")], preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    r = agent.run("Carry on playing the song.")
+    assert [(c.name, c.arguments, c.ok) for c in r.calls] == [("media_control", {"action": "play"}, True)]
+    assert home.media["state"] == "playing" and home.media["playing"] != "song"
+
+
+def test_scripted_grounding_lets_the_planned_call_through():
+    # "dishwasher" names a device no tool serves: grounding alone would block the list call
+    be = ScriptedBackend([call("add_to_shopping_list", item="dishwasher")], preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    r = agent.run("We've run out of dishwasher tablets.")
+    assert [(c.name, c.arguments, c.ok) for c in r.calls] == [("add_to_shopping_list", {"item": "dishwasher tablets"}, True)]
+    assert home.shopping == ["dishwasher tablets"]
+
+
 @pytest.mark.model
 def test_on_the_real_model_complaints_and_follow_ups_act_the_way_wanted(qwen_backend):
     agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
@@ -108,3 +149,5 @@ def test_on_the_real_model_complaints_and_follow_ups_act_the_way_wanted(qwen_bac
     assert home.thermostat_c == 21, (r.calls, r.reply)
     r = agent.run("Mute the music.")
     assert home.media["volume"] == 0, (r.calls, r.reply)
+    r = agent.run("We're running out of toothpaste.")
+    assert home.shopping == ["toothpaste"], (r.calls, r.reply)

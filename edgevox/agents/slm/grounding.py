@@ -75,7 +75,7 @@ from edgevox.agents.slm.vocabulary import (
     tool_words,
 )
 
-__all__ = ["HANDOVER", "NOTE", "RELATED", "REPLIES", "VERDICT", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
+__all__ = ["HANDOVER", "NOTE", "PLANNED", "RELATED", "REPLIES", "VERDICT", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
            "unknown_place", "unserved_devices", "why_not"]
 
 #: the blocked call's error (recorded with the call; the turn ends with REPLIES[reason])
@@ -273,6 +273,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     """``why_not`` for a call in a running turn: a request that points back ("Now turn it
     off again.") is read together with the one before it."""
     tools = list(ctx.registry)
+    if tool.name in ctx.state(Grounding.name).get(PLANNED, ()):
+        return None  # the call a hook made from the request's own words
     if ctx.state(Grounding.name).get(VERDICT):
         return ctx.state(Grounding.name)[VERDICT]  # the relevance gate's, by meaning
     reason = why_not(ctx.text, tool, arguments, tools)
@@ -298,6 +300,9 @@ RELATED = "related"
 #: VERDICT -- the reason (a key of REPLIES) to block the call about to be checked, decided by
 #: meaning: a question about a state no tool reports, a tool far from the request
 VERDICT = "verdict"
+#: PLANNED -- names of tools a hook has made the call of from the request's own words (``wants``:
+#: "It's pitch black in the den." -> the light on): not checked again
+PLANNED = "planned"
 
 
 def _device_word(request: str, tools: Iterable[Any]) -> str:

@@ -9,7 +9,8 @@ weather. What such a line wants is plain English, written here (not read from an
 evaluation): a *complaint* about a state wants the opposite ("too dark", "pitch black",
 "can't see" -> more light; "too loud" -> less sound; "freezing in here" -> more heat), a
 *comparative* wants its own way ("brighter", "quieter", "cooler"), "mute" wants the sound's
-bottom, and a bare "more"/"less"/"up"/"down" right after an action wants it again, further.
+bottom, a bare "more"/"less"/"up"/"down" right after an action wants it again, further, and
+"we're (nearly) out of X" wants X on the list.
 
 The tool is the one registry tool whose target words name the quantity (light, volume,
 thermostat/temperature); the arguments come from its schema, the request and the previous
@@ -20,12 +21,18 @@ call, or the turn is left to the model:
   (a value of the tool's *where* enum it says) or the previous call of the same tool;
 * a numeric parameter the previous call of the same tool set moves one step (a tenth of its
   range, else 1: 22 degrees "a little cooler" -> 21);
-* "mute" sets the one ranged parameter to its bottom.
+* "mute" sets the one ranged parameter to its bottom;
+* a call whose required words are only the tool's own ("Carry on playing the song." ->
+  ``play_music("song")``) becomes the player's action the request says ("carry on" -> play,
+  "go back" -> previous), a value of another tool's enum;
+* "out of X" / "low on X" calls the one tool that adds to a list (``add_…``, a target word
+  "list", one required parameter) with X.
 
 A request that says a number ("too warm, knock it down to 18"), asks a question, or is about
 the outside ("it's freezing out") is left to the model. Planned like ``follow_up``: the first
-hop is forced to the tool and the hook writes the arguments; grounding is told the tool is
-the request's (it may share no word with "It's pitch black ...").
+hop is forced to the tool and the hook writes the arguments; grounding is told the call is
+the request's own (it may share no word with "It's pitch black ...", and dishwasher tablets
+name a device no tool serves).
 """
 
 from __future__ import annotations
@@ -38,8 +45,16 @@ from typing import Any
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import said_numbers, value_range
 from edgevox.agents.slm.follow_up import GLUE, previous_call
-from edgevox.agents.slm.grounding import RELATED, Grounding, is_question, unserved_devices
-from edgevox.agents.slm.vocabulary import FILLERS, WORD, enum_of, properties, stem, target_words
+from edgevox.agents.slm.grounding import PLANNED, Grounding, is_question, unserved_devices
+from edgevox.agents.slm.vocabulary import (
+    FILLERS,
+    GENERIC,
+    WORD,
+    enum_of,
+    properties,
+    stem,
+    target_words,
+)
 
 #: what names each quantity in a tool's target words (its name and first sentence)
 ANCHORS = {"light": {"light", "lamp", "brightness"}, "sound": {"volume", "sound"},
@@ -162,8 +177,59 @@ def mute_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     return tool, {key: int(low) if float(low).is_integer() else low}
 
 
+#: "We're nearly out of shampoo.", "We've run out of dishwasher tablets.", "I'm low on coffee."
+_OUT_OF = re.compile(r"\b(?:we|we're|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+)?(?:nearly\s+|almost\s+|all\s+|completely\s+|just\s+)?"
+                     r"(?:run\s+|ran\s+|running\s+|got\s+)?(?:out\s+of|low\s+on|short\s+of|short\s+on)\s+(?!the\b)"
+                     r"(?:some\s+|any\s+)?([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|$)")
+#: what one runs out of that is no shopping ("out of time", "out of here")
+_NOT_ITEMS = frozenset("time here luck breath patience ideas battery space money options words energy".split())
+
+
+def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it."""
+    m = _OUT_OF.search(request.lower().replace("’", "'"))
+    if m is None or m.group(1).split()[0] in _NOT_ITEMS:
+        return None
+    adders = [t for t in registry if re.match(r"add\b|add_", t.name.lower()) and stem("list") in target_words(t)
+              and len((t.parameters or {}).get("required") or ()) == 1]
+    if len(adders) != 1:
+        return None
+    (key,) = adders[0].parameters["required"]
+    return adders[0], {key: m.group(1).strip()}
+
+
+#: how people say a player's own actions (an enum value of a tool: play, previous, next)
+TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "resume": "play", "unpause": "play",
+             "go back": "previous", "back one": "previous", "last one": "previous", "skip": "next"}
+
+
+def names_nothing(tool: Any, arguments: Mapping[str, Any]) -> bool:
+    """Are the call's required strings only the tool's own words ("the song", "last song")?"""
+    required = set((tool.parameters or {}).get("required") or ())
+    strings = [v for k, v in arguments.items() if k in required and isinstance(v, str)]
+    own = target_words(tool) | {"last", "this", "that", "current", "same"}
+    return bool(strings) and all(stem(w) in own or w in GENERIC for v in strings for w in WORD.findall(v.lower()))
+
+
+def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[str, Any]] | None:
+    """"Carry on playing the song." -> ``play_music("song")`` names nothing to play: the
+    player's action the request says instead (``media_control("play")``), or None."""
+    tool = registry.get(call.name)
+    if tool is None or not isinstance(call.arguments, dict) or not names_nothing(tool, call.arguments):
+        return None
+    low = f" {' '.join(WORD.findall(request.lower()))} "
+    actions = {value for said, value in TRANSPORT.items() if f" {said} " in low}
+    if len(actions) != 1:
+        return None
+    (action,) = actions
+    hits = [(t, k) for t in registry if t is not tool for k, sch in properties(t).items() if action in enum_of(sch)]
+    return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 else None
+
+
 def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
     """(tool, arguments) the request wants (see the module docstring), or None."""
+    if bought := list_call(request, registry):
+        return bought  # before the devices: dishwasher tablets are bought, not a dishwasher
     if unserved_devices(request, list(registry)):
         return None  # "The fan is too loud.": not ours
     if muted := mute_call(request, registry):
@@ -199,12 +265,17 @@ class Wants(Hook):
             return None
         tool, args = planned
         ctx.state(self)["call"] = (tool.name, args)
-        ctx.state(Grounding.name).setdefault(RELATED, set()).add(tool.name)
+        ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
         return HookResult.replace(dataclasses.replace(request, strategy=("single", tool.name)),
                                   reason=f"{tool.name} with {args}")
 
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
         planned = ctx.state(self).pop("call", None)
-        if planned is None or planned[0] != call.name:
+        if planned is not None and planned[0] == call.name:
+            return HookResult.replace(dataclasses.replace(call, arguments=dict(planned[1])), counted=False)
+        if ctx.successes() or (instead := transport_call(ctx.text, ctx.registry, call)) is None:
             return None
-        return HookResult.replace(dataclasses.replace(call, arguments=dict(planned[1])), counted=False)
+        tool, args = instead
+        ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
+        return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
+                                  reason=f"{call.name} named nothing: {tool.name} with {args}")
