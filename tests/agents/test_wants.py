@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from agent_fakes import ScriptedBackend, call
 
-from edgevox.agents.slm.wants import plan, transport_call, wanted
+from edgevox.agents.slm.wants import listed_items, plan, transport_call, wanted
 from edgevox.examples.home import Home, home_agent
 from edgevox.parsing.types import ToolCall
 from edgevox.tools import ToolRegistry, tool
@@ -91,6 +91,29 @@ def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query,
     assert ((found[0].name, found[1]) if found else None) == expected
 
 
+def test_items_listed_in_one_call():
+    assert listed_items("Add apples and peanut butter to my shopping list.", "apples and peanut butter") == \
+        ["apples", "peanut butter"]
+    assert listed_items("Shopping list: batteries and bin bags.", "batteries and bin bags") == ["batteries", "bin bags"]
+    assert listed_items("Add eggs, flour and sugar.", "eggs, flour and sugar") == ["eggs", "flour", "sugar"]
+    assert listed_items("Put mac and cheese on the list.", "mac and cheese") is None  # one thing
+    assert listed_items("Add salt and pepper.", "salt and pepper") is None
+    assert listed_items("Add eggs to the list.", "eggs") is None
+    assert listed_items("Add apples, then bread.", "apples and bread") is None  # not said so
+    assert listed_items("Put bananas and oat milk on the list.", "bananas") == ["bananas", "oat milk"]  # the model's one
+    assert listed_items("Add a big tub of greek yoghurt and milk.", "a big tub of greek yoghurt and milk") is None
+
+
+def test_scripted_each_listed_item_gets_its_own_call():
+    be = ScriptedBackend([call("add_to_shopping_list", item="eggs and flour"), call("add_to_shopping_list", item="eggs")],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    r = agent.run("Add eggs and flour to the shopping list.")
+    assert home.shopping == ["eggs", "flour"] and len(be.requests) == 2, r.calls
+    assert be.requests[1]["grammar"].strategy == "single"
+    assert "eggs" in r.reply and "flour" in r.reply
+
+
 def test_the_tool_is_read_from_the_registry_not_named_here():
     @tool
     def speaker_loudness(direction: str = "raise") -> str:
@@ -151,3 +174,5 @@ def test_on_the_real_model_complaints_and_follow_ups_act_the_way_wanted(qwen_bac
     assert home.media["volume"] == 0, (r.calls, r.reply)
     r = agent.run("We're running out of toothpaste.")
     assert home.shopping == ["toothpaste"], (r.calls, r.reply)
+    r = agent.run("Put bananas and oat milk on the shopping list.")
+    assert home.shopping == ["toothpaste", "bananas", "oat milk"], (r.calls, r.reply)

@@ -31,6 +31,7 @@ from edgevox.agents.slm.vocabulary import changes_things
 #: the note of the extra hop (never stored in the session)
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
+NOTE_HEADS = ("Call ",)
 
 
 def parts_of(text: str) -> list[str]:
@@ -85,12 +86,14 @@ class Remainder(Hook):
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
         st = ctx.state(self)
         if st.get("done") or ctx.hop != 0 or not getattr(result, "ok", False):
-            ctx.more = None
-            return None
+            return None  # (the turn goes on only when every call succeeded: dispatch checks)
         called = {r.name for r in ctx.records} | {result.name}
         found = self.undone(ctx, called)
         st["pending"] = found
-        ctx.more = self.note(found) if found else None
+        if found:
+            ctx.more = self.note(found)
+        elif ctx.more is not None and ctx.more.startswith(NOTE_HEADS):
+            ctx.more = None  # a later call of the hop did the part (another hook's note stays)
         return None
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:

@@ -188,14 +188,9 @@ _NOT_ITEMS = frozenset("time here luck breath patience ideas battery space money
 def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it."""
     m = _OUT_OF.search(request.lower().replace("’", "'"))
-    if m is None or m.group(1).split()[0] in _NOT_ITEMS:
+    if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
-    adders = [t for t in registry if re.match(r"add\b|add_", t.name.lower()) and stem("list") in target_words(t)
-              and len((t.parameters or {}).get("required") or ()) == 1]
-    if len(adders) != 1:
-        return None
-    (key,) = adders[0].parameters["required"]
-    return adders[0], {key: m.group(1).strip()}
+    return adder[0], {adder[1]: m.group(1).strip()}
 
 
 #: how people say a player's own actions (an enum value of a tool: play, previous, next)
@@ -226,6 +221,49 @@ def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[st
     return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 else None
 
 
+#: things bought by a name with "and" in it: one item, not two
+COMPOUNDS = frozenset({"salt and pepper", "mac and cheese", "fish and chips", "salt and vinegar crisps", "peanut butter and jelly",
+                       "sweet and sour sauce", "half and half", "bread and butter pickles"})
+#: the note of the hop for the next item (never stored in the session)
+ITEM_NOTE = 'Add the next item the user listed: "{item}".'
+
+
+def list_adder(registry: Any) -> tuple[Any, str] | None:
+    """(the one tool that adds an item to a list, its one required parameter), or None."""
+    adders = [t for t in registry if re.match(r"add\b|add_", t.name.lower()) and stem("list") in target_words(t)
+              and len((t.parameters or {}).get("required") or ()) == 1]
+    return (adders[0], adders[0].parameters["required"][0]) if len(adders) == 1 else None
+
+
+#: where a request lists what goes on a list: "add X and Y to the list", "shopping list: X and Y"
+_LISTED = (re.compile(r"\b(?:add|put|get|buy|stick|pop)\s+(.+?)\s+(?:to|on|onto)\s+(?:the|my|our)\s+(?:\w+\s+)?list\b"),
+           re.compile(r"\blist\s*[:,]\s*(?:add\s+)?(.+?)\s*[.!?]*$"))
+
+
+def listed_items(request: str, value: Any) -> list[str] | None:
+    """"apples and peanut butter" -> ["apples", "peanut butter"]: the items the request lists
+    where the call's value is one of them or all ("Put bananas and oat milk on the list." with
+    the model's "bananas"), each short (1-3 words); else None."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    low = request.lower()
+    spans = [m.group(1) for rx in _LISTED if (m := rx.search(low))]
+    words = set(WORD.findall(value.lower()))
+    span = next((sp for sp in spans if words <= set(WORD.findall(sp))), None)
+    if span is None:
+        said = " ".join(WORD.findall(value.lower()))
+        if f" {said} " not in f" {' '.join(WORD.findall(low))} ":
+            return None
+        span = value.lower()
+    span = " ".join(WORD.findall(span)) if "," not in span else span.strip(" .")
+    if span in COMPOUNDS:
+        return None
+    items = [p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", span) if p.strip()]
+    if len(items) < 2 or any(not 1 <= len(WORD.findall(i)) <= 3 for i in items):
+        return None
+    return items
+
+
 def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
     """(tool, arguments) the request wants (see the module docstring), or None."""
     if bought := list_call(request, registry):
@@ -251,20 +289,28 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
 
 
 class Wants(Hook):
-    """Makes the call a complaint, a comparative, a bare "more" or "mute" wants (see the
-    module docstring): the first hop is forced to the tool and the hook writes the arguments."""
+    """Makes the call a complaint, a comparative, a bare "more", "mute" or "out of X" wants
+    (see the module docstring): the first hop is forced to the tool and the hook writes the
+    arguments. A list call of several items ("apples and peanut butter") adds the first, and
+    one more hop per item adds the next (``TurnContext.more``)."""
 
     name = "wants"
     priority = 3  # with follow_up, before the relevance gate and grounding: the turn's tool is decided here
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        st = ctx.state(self)
+        if st.get("items") and request.tools and ITEM_NOTE.format(item=st["items"][0][2]) in request.notes:
+            tool, key, item = st["items"].pop(0)
+            st["call"] = (tool, {key: item})
+            return HookResult.replace(dataclasses.replace(request, strategy=("single", tool), notes=[]),
+                                      reason=f"the next item: {item}", counted=False)
         if ctx.hop != 0 or not request.tools or not isinstance(request.strategy, str) or request.strategy == "none":
             return None  # a later hop, no tools, or a hop another hook has already forced
         planned = plan(ctx.text, ctx.registry, previous_call(getattr(ctx.session, "messages", []), ctx.text))
         if planned is None:
             return None
         tool, args = planned
-        ctx.state(self)["call"] = (tool.name, args)
+        st["call"] = (tool.name, args)
         ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
         return HookResult.replace(dataclasses.replace(request, strategy=("single", tool.name)),
                                   reason=f"{tool.name} with {args}")
@@ -272,10 +318,30 @@ class Wants(Hook):
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
         planned = ctx.state(self).pop("call", None)
         if planned is not None and planned[0] == call.name:
-            return HookResult.replace(dataclasses.replace(call, arguments=dict(planned[1])), counted=False)
-        if ctx.successes() or (instead := transport_call(ctx.text, ctx.registry, call)) is None:
+            call = dataclasses.replace(call, arguments=dict(planned[1]))
+            return self._one_item(ctx, call) or HookResult.replace(call, counted=False)
+        if ctx.successes():
             return None
-        tool, args = instead
-        ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
-        return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
-                                  reason=f"{call.name} named nothing: {tool.name} with {args}")
+        if (instead := transport_call(ctx.text, ctx.registry, call)) is not None:
+            tool, args = instead
+            ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
+            return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
+                                      reason=f"{call.name} named nothing: {tool.name} with {args}")
+        return self._one_item(ctx, call)
+
+    def _one_item(self, ctx: TurnContext, call: Any) -> HookResult | None:
+        """The call with the first of the items it lists (the others wait for their hops), or
+        None when it lists one."""
+        adder = list_adder(ctx.registry)
+        items = listed_items(ctx.text, call.arguments.get(adder[1])) if adder and adder[0].name == call.name else None
+        if ctx.successes() or not items:
+            return None
+        ctx.state(self)["items"] = [(call.name, adder[1], item) for item in items[1:]]
+        return HookResult.replace(dataclasses.replace(call, arguments={**call.arguments, adder[1]: items[0]}),
+                                  reason=f"{len(items)} items, one call each")
+
+    def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
+        items = ctx.state(self).get("items")
+        if items and getattr(result, "ok", False):
+            ctx.more = ITEM_NOTE.format(item=items[0][2])
+        return None
