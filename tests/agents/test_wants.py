@@ -30,6 +30,10 @@ def planned(text, registry, previous=None):
     ("Mute the speakers.", ("set_volume", {"level": 0})),
     ("Speakers on mute, please.", ("set_volume", {"level": 0})),
     ("pitch black in the kitchen", ("set_light", {"room": "kitchen", "on": True})),
+    # dev (session 8): no call, and pause for "Unpause it."
+    ("Skip this one.", ("media_control", {"action": "next"})),
+    ("Unpause it.", ("media_control", {"action": "play"})),
+    ("Go back one song, please.", ("media_control", {"action": "previous"})),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     assert planned(text, home) == expected
@@ -46,6 +50,7 @@ def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     "Make it brighter in the kitchen.",     # a light that may be on already: a brightness nobody said
     "It's too hot in here.",                # no temperature to move from
     "I'm feeling a bit down today.", "Good night!", "Dark Side of the Moon, please.", "Unmute.",
+    "Skip the timer.", "Continue with the recipe.", "Go back to sleep.",
 ])
 def test_left_to_the_model(home, text):
     assert planned(text, home) is None, text

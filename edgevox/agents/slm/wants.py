@@ -25,6 +25,7 @@ call, or the turn is left to the model:
 * a call whose required words are only the tool's own ("Carry on playing the song." ->
   ``play_music("song")``) becomes the player's action the request says ("carry on" -> play,
   "go back" -> previous), a value of another tool's enum;
+* a player's command alone ("Skip this one.", "Unpause it.") is that action;
 * "out of X" / "low on X" calls the one tool that adds to a list (``add_…``, a target word
   "list", one required parameter) with X.
 
@@ -206,6 +207,24 @@ def names_nothing(tool: Any, arguments: Mapping[str, Any]) -> bool:
     return bool(strings) and all(stem(w) in own or w in GENERIC for v in strings for w in WORD.findall(v.lower()))
 
 
+#: what a player's command may come with ("Skip this one.", "Unpause it, please.")
+_PLAYER_GLUE = frozenset("this one it song track tune music please".split()) | GLUE | FILLERS
+
+
+def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """"Skip this one." / "Unpause it." (the model: no call, or ``pause``) -> the player's
+    action, when the request says nothing else."""
+    words = WORD.findall(request.lower().replace("'", ""))
+    low = f" {' '.join(words)} "
+    said = {phrase: value for phrase, value in TRANSPORT.items() if f" {phrase} " in low}
+    if len(set(said.values())) != 1:
+        return None
+    rest = [w for w in words if w not in _PLAYER_GLUE and not any(w in p.split() for p in said)]
+    action = next(iter(said.values()))
+    hits = [(t, k) for t in registry for k, sch in properties(t).items() if action in enum_of(sch)]
+    return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 and not rest else None
+
+
 def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[str, Any]] | None:
     """"Carry on playing the song." -> ``play_music("song")`` names nothing to play: the
     player's action the request says instead (``media_control("play")``), or None."""
@@ -267,7 +286,9 @@ def listed_items(request: str, value: Any) -> list[str] | None:
 def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
     """(tool, arguments) the request wants (see the module docstring), or None."""
     if bought := list_call(request, registry):
-        return bought  # before the devices: dishwasher tablets are bought, not a dishwasher
+        return bought
+    if player := transport_plan(request, registry):
+        return player  # before the devices: dishwasher tablets are bought, not a dishwasher
     if unserved_devices(request, list(registry)):
         return None  # "The fan is too loud.": not ours
     if muted := mute_call(request, registry):
