@@ -181,3 +181,18 @@ def test_on_the_real_model_complaints_and_follow_ups_act_the_way_wanted(qwen_bac
     assert home.shopping == ["toothpaste"], (r.calls, r.reply)
     r = agent.run("Put bananas and oat milk on the shopping list.")
     assert home.shopping == ["toothpaste", "bananas", "oat milk"], (r.calls, r.reply)
+
+
+@pytest.mark.parametrize(("text", "output"), [
+    ("Add apples and pears to the list.", call("add_to_shopping_list", item=5)),          # not a string
+    ("Add apples and pears to the list.", call("add_to_shopping_list")),                  # missing
+    ("Carry on playing the song.", call("play_music", query=["song"])),                   # a list
+    ("It's way too dark in the hallway.", "I can't do that."),                            # no call at all
+    ("Bit more.", '<tool_call>\n{"name": "set_volume", "arguments": "up"}\n</tool_call>'),  # arguments not an object
+    ("", call("set_light", room="kitchen", on=True)),
+])
+def test_scripted_malformed_output_never_breaks_the_turn(text, output):
+    be = ScriptedBackend([output] * 4, preset="qwen2.5-coder-0.5b")
+    agent, _ = home_agent(be)
+    r = agent.run(text)
+    assert isinstance(r.reply, str)

@@ -354,7 +354,9 @@ class Wants(Hook):
         """The call with the first of the items it lists (the others wait for their hops), or
         None when it lists one."""
         adder = list_adder(ctx.registry)
-        items = listed_items(ctx.text, call.arguments.get(adder[1])) if adder and adder[0].name == call.name else None
+        if adder is None or adder[0].name != call.name or not isinstance(call.arguments, dict):
+            return None
+        items = listed_items(ctx.text, call.arguments.get(adder[1]))
         if ctx.successes() or not items:
             return None
         ctx.state(self)["items"] = [(call.name, adder[1], item) for item in items[1:]]
