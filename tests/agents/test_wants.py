@@ -49,7 +49,7 @@ def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     "It's so dark.",                        # no room said, none done before
     "Make it brighter in the kitchen.",     # a light that may be on already: a brightness nobody said
     "It's too hot in here.",                # no temperature to move from
-    "I'm feeling a bit down today.", "Good night!", "Dark Side of the Moon, please.", "Unmute.",
+    "I'm feeling a bit down today.", "Good night!", "Dark Side of the Moon, please.", "Unmute.", "Mute the timer.",
     "Skip the timer.", "Continue with the recipe.", "Go back to sleep.",
 ])
 def test_left_to_the_model(home, text):

@@ -166,9 +166,14 @@ def arguments_for(tool: Any, way: int, request: str, before: Mapping[str, Any] |
     return None if new == value else {**before, key: new}
 
 
+#: what "mute" may be about that is not the speakers' volume
+_MUTED_ELSEWHERE = frozenset("unmute timer timers alarm alarms phone mic microphone notification notifications call".split())
+
+
 def mute_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"Mute the speakers." -> the sound tool with its one ranged parameter at the bottom."""
-    if not re.search(r"\b(?:mute|silence)\b", request.lower()) or re.search(r"\bunmute\b", request.lower()):
+    low = request.lower()
+    if not re.search(r"\b(?:mute|silence)\b", low) or set(WORD.findall(low)) & _MUTED_ELSEWHERE:
         return None
     tool = _tool_for("sound", registry)
     ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s))} if tool else {}
