@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from agent_fakes import ScriptedBackend, call
 
-from edgevox.agents.slm.follow_up import previous_call, retarget
+from edgevox.agents.slm.follow_up import previous_call, retarget, retarget_name
 from edgevox.examples.home import Home, home_agent
 from edgevox.tools import ToolRegistry
 
@@ -60,3 +60,13 @@ def test_on_the_real_model_a_room_after_a_light_call_is_that_room(qwen_backend):
     r = agent.run("And the dining room too.")
     assert home.lights["dining room"] and home.lights["kitchen"], (r.calls, r.reply)
     assert [c.name for c in r.calls if c.dispatched] == ["set_light"] and "dining room" in r.reply.lower()
+
+
+def test_a_new_name_alone_retargets_the_call_that_held_one():
+    weather = ToolRegistry(Home().tools()).get("get_weather")
+    # dev (session 8): "And in Rome?" after Madrid -> get_weather() with no place, blocked
+    assert retarget_name("And in Rome?", weather, {"location": "Madrid"}) == {"location": "Rome"}
+    assert retarget_name("What about New York?", weather, {"location": "Madrid"}) == {"location": "New York"}
+    for text in ("And in the kitchen?", "What about tomorrow?", "And Rome, is it raining there?", "And in Madrid?", "What about Friday?"):
+        assert retarget_name(text, weather, {"location": "Madrid"}) is None, text
+    assert retarget_name("And in Rome?", weather, {}) is None  # no name held before

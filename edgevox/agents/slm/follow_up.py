@@ -8,7 +8,8 @@ sentence alone says nothing of a tool; what it means is in the turn before. So w
 previous turn's last call succeeded and the new request says nothing but one value of one
 of that tool's enum parameters (a room) and glue words ("and", "too", "same for", "as
 well", "what about"), the call is made again with that value and its other arguments
-kept (the brightness of "Same for the hallway."). The model's hop is forced to that tool,
+kept (the brightness of "Same for the hallway."); the same for a new name said alone after a
+call that held one ("And in Rome?" after the weather in Madrid). The model's hop is forced to that tool,
 and the hook writes the arguments. Anything else in the request ("Turn off the kitchen
 too.", "Make it warmer.") leaves the turn to the model.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -74,6 +76,31 @@ def retarget(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, An
     return {**arguments, key: value}
 
 
+#: "And in Rome?", "What about Lisbon?", "How about for New York?": a new name, nothing else
+_NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how about)\s+(?i:in\s+|for\s+|at\s+)?"
+                       r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s*[?.!]*\s*$")
+
+
+#: capitalised words that name a time, not a place or a thing ("What about Friday?")
+_WHEN = frozenset("""
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+september october november december christmas easter i
+""".split())
+
+
+def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``arguments`` with the one string argument that held a name ("Madrid") set to the new
+    name ``text`` says ("And in Rome?"), or None."""
+    m = _NEW_NAME.match(text)
+    if m is None or m.group(1).split()[0].lower() in _WHEN:
+        return None
+    names = [k for k, v in arguments.items() if isinstance(v, str) and v[:1].isupper() and k in properties(tool)
+             and not enum_of(properties(tool)[k])]
+    if len(names) != 1 or arguments[names[0]] == m.group(1):
+        return None
+    return {**arguments, names[0]: m.group(1)}
+
+
 class FollowUp(Hook):
     """Re-targets the previous turn's call when the request names only a new value for it
     (see the module docstring)."""
@@ -86,7 +113,7 @@ class FollowUp(Hook):
             return None
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
         tool = ctx.registry.get(prev[0]) if prev else None
-        args = retarget(ctx.text, tool, prev[1]) if tool is not None else None
+        args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])) if tool is not None else None
         if args is None:
             return None
         ctx.state(self)["call"] = (tool.name, args)
