@@ -20,6 +20,7 @@ def test_only_a_new_value_and_glue_words_retarget_the_call(light):
     assert retarget("And the dining room too.", light, before) == {"room": "dining room", "on": True, "brightness": 50}
     assert retarget("Same for the hallway.", light, before)["room"] == "hallway"
     assert retarget("What about the kitchen?", light, before)["room"] == "kitchen"
+    assert retarget("And the garage while you're at it.", light, before)["room"] == "garage"  # dev7
     for text in ("Turn off the kitchen too.",  # says more than a room: the model's
                  "Do the bedroom as well.",    # the same room: nothing new
                  "Make it warmer.", "Thanks.", "All of them too."):

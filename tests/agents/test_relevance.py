@@ -208,3 +208,18 @@ def test_on_the_real_model_small_talk_is_left_alone_and_a_near_request_must_call
     assert agent.hook_stats.get("relevance") == 1, agent.hook_stats  # near set_light: the hop must call
     ran = [(c.name, c.arguments.get("room"), c.arguments.get("on")) for c in r.calls if c.dispatched]
     assert ran == [("set_light", "office", False)] and home.lights["office"] is False, (r.calls, r.reply)
+
+
+def test_a_reader_given_a_place_outside_the_home_is_not_a_state_question():
+    from edgevox.agents.slm.relevance import reads_a_named_place
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry(Home().tools())
+    weather = reg.get("get_weather")
+    # dev7 (session 8): "hot" sounds like the thermostat; the city makes it the weather's
+    assert reads_a_named_place("is it going to be hot in phoenix today", weather, {"location": "Phoenix"})
+    assert not reads_a_named_place("How warm is it in the bedroom?", weather, {"location": "bedroom"})
+    assert not reads_a_named_place("What temperature is the house set to?", weather, {"location": "house"})
+    assert not reads_a_named_place("What temperature is the house set to?", weather, {})
+    assert not reads_a_named_place("Is it hot in Phoenix?", reg.get("set_thermostat"), {"temperature": 20})

@@ -34,6 +34,10 @@ def planned(text, registry, previous=None):
     ("Skip this one.", ("media_control", {"action": "next"})),
     ("Unpause it.", ("media_control", {"action": "play"})),
     ("Go back one song, please.", ("media_control", {"action": "previous"})),
+    # dev7 (session 8, run after the hook was written): stop, nothing, nothing
+    ("The speakers are deafening, bring them down.", ("set_volume", {"change": "down"})),
+    ("can barely see my own hands in the dining room", ("set_light", {"room": "dining room", "on": True})),
+    ("Nah, skip this.", ("media_control", {"action": "next"})),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     assert planned(text, home) == expected
@@ -51,6 +55,7 @@ def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     "It's too hot in here.",                # no temperature to move from
     "I'm feeling a bit down today.", "Good night!", "Dark Side of the Moon, please.", "Unmute.", "Mute the timer.",
     "Skip the timer.", "Continue with the recipe.", "Go back to sleep.",
+    "My coffee is cold.", "The sky is black.", "Is the kitchen dark?",
 ])
 def test_left_to_the_model(home, text):
     assert planned(text, home) is None, text

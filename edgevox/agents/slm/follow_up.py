@@ -31,7 +31,7 @@ from edgevox.agents.slm.vocabulary import WORD, enum_of, properties
 #: words that carry no request of their own in a follow-up ("and the office too", "what about ...")
 GLUE = frozenset("""
 and too also same as well for what how about do does the a an then instead please now with in at of
-to my our one ones that there here oh ok okay again
+to my our one ones that there here oh ok okay again while you re are it
 """.split())
 
 

@@ -21,7 +21,7 @@ import dataclasses
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,15 @@ from edgevox.agents.slm.grounding import (
     is_question,
     reason_for,
 )
-from edgevox.agents.slm.vocabulary import changes_things, content_words, tool_words
+from edgevox.agents.slm.vocabulary import (
+    HOME_PLACES,
+    WORD,
+    changes_things,
+    content_words,
+    enum_of,
+    properties,
+    tool_words,
+)
 from edgevox.agents.types import ANSWER
 
 log = logging.getLogger(__name__)
@@ -310,7 +318,7 @@ class RelevanceGate(Hook):
         rel = self._relevance(ctx)
         if rel is None:
             return self._redirect(ctx, tool, call, None)
-        if self._unreported(ctx, rel):
+        if self._unreported(ctx, rel) and not reads_a_named_place(ctx.text, tool, call.arguments):
             ctx.state(Grounding.name)[VERDICT] = "question"  # grounding blocks it: "Sorry, I can't check that."
             return None
         if self.far_below is not None and rel.tools.get(call.name, 1.0) - rel.none < self.far_below:
@@ -355,6 +363,26 @@ MAX_INDEXES = 32
 #: the no-tool pool's embeddings, per embedder and pool
 _POOLS: dict[tuple[int, tuple[str, ...]], Any] = {}
 _INDEX_LOCK = threading.Lock()
+
+
+#: words for the home itself: "How warm is it in the house?" asks about the thermostat's state
+_HOME_ITSELF = HOME_PLACES | frozenset({"house", "home", "inside", "indoors", "here", "flat", "apartment", "room"})
+
+
+def reads_a_named_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
+    """Does a tool that reads (not a setter) get a place the request names outside the home
+    ("is it going to be hot in phoenix today" -> ``get_weather("Phoenix")``)? Such a question
+    is the reader's, however near the thermostat it sounds."""
+    if changes_things(tool):
+        return False
+    said = set(WORD.findall(request.lower()))
+    props = properties(tool)
+    for key, value in arguments.items():
+        if key in props and not enum_of(props[key]) and isinstance(value, str):
+            words = WORD.findall(value.lower())
+            if words and sum(map(len, words)) >= 3 and set(words) <= said and not set(words) & _HOME_ITSELF:
+                return True
+    return False
 
 
 def _after_action(ctx: TurnContext) -> bool:

@@ -83,9 +83,12 @@ bit little notch touch tad slightly even just make go turn bring keep more much 
 """.split()) | GLUE | FILLERS
 #: a complaint's frame: "too dark", "so loud", "it's freezing", "pitch black", "dark in here"
 _FRAME = re.compile(r"\b(?:too|so|way|really|very|pretty|pitch|it's|its|it is|getting|bit)\s+(?:\w+\s+)?$")
+#: "the speakers are deafening", "the hallway's dark": a state said of a thing (not "black"; not
+#: heat: "my coffee is cold" is no complaint about the house)
+_IS = re.compile(r"\w(?:'s|\s+is|\s+are)\s+(?:\w+ly\s+)?$")
 _HERE = re.compile(r"^\s+(?:in here|in the\b)")
 _OUTSIDE = re.compile(r"\b(?:outside|out there|out today|weather)\b|\bfreezing out\b")
-_CANNOT = re.compile(r"\b(?:can't|cannot|can not|couldn't)\s+(see|hear)\b")
+_CANNOT = re.compile(r"\b(?:can't|cannot|can not|couldn't|can barely|can hardly|barely|hardly)\s+(see|hear)\b")
 _UP_DOWN = ({"up", "increase", "raise", "higher", "more"}, {"down", "decrease", "lower", "less"})
 #: a request with one of these verbs asks for something else too ("Put on some jazz, nothing too
 #: loud."): left to the model
@@ -105,7 +108,8 @@ def wanted(request: str) -> tuple[str | None, int, bool] | None:
         return (*CANNOT[m.group(1)], True)
     for m in re.finditer(r"[a-z]+", low):
         word = m.group(0)
-        if word in STATES and (_FRAME.search(low[:m.start()]) or _HERE.match(low[m.end():])):
+        if word in STATES and (_FRAME.search(low[:m.start()]) or _HERE.match(low[m.end():])
+                               or (word != "black" and STATES[word][0] != "heat" and _IS.search(low[:m.start()]))):
             return (*STATES[word], True)
     words = WORD.findall(low)
     for word in words:
@@ -213,7 +217,7 @@ def names_nothing(tool: Any, arguments: Mapping[str, Any]) -> bool:
 
 
 #: what a player's command may come with ("Skip this one.", "Unpause it, please.")
-_PLAYER_GLUE = frozenset("this one it song track tune music please".split()) | GLUE | FILLERS
+_PLAYER_GLUE = frozenset("this one it song track tune music please nah no yeah yes actually just".split()) | GLUE | FILLERS
 
 
 def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
