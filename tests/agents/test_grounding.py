@@ -88,6 +88,9 @@ ALL = list(TOOLS.values())
     ("Remind me to ring the dentist tomorrow.", "start_timer",
      {"label": "Remind me to ring the dentist tomorrow.", "minutes": 0}, "unrelated"),  # the request as a name
     ("Remind me in 20 minutes.", "start_timer", {"minutes": 20}, None),
+    # dev7 (session 8): a service asked for that the called tool does not give
+    ("Remind me to take the bins out tonight.", "remove_from_shopping_list", {"item": "bins"}, "unrelated"),
+    ("Order us a Chinese takeaway.", "play_music", {"query": "chinese takeaway"}, "unrelated"),
     ("uh turn the bathroom light on", "set_light", {"room": "bathroom", "on": True}, None),  # a filler asks nothing
     ("Put pizza dough on the list.", "add_to_shopping_list", {"item": "pizza dough"}, None),
 ])

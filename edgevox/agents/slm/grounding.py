@@ -64,6 +64,7 @@ from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,
     OPENERS,
     PLACES,
+    SERVICES,
     UNITS,
     WORD,
     changes_things,
@@ -134,6 +135,15 @@ def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
     return named - served
 
 
+def asks_another_service(request: str, tool: Any) -> bool:
+    """Does ``request`` open by asking for a service (its first four words: "Remind me to ...",
+    "Get us a taxi") that the called tool's vocabulary does not mention? Not one asked for
+    later ("Send the email, and set a reminder": BFCL parallel_193's right call is the email);
+    a timer whose requests say "remind me in 10 minutes" may serve "Remind me in 20 minutes."."""
+    named = {stem(w) for w in WORD.findall(request.lower())[:5]} & {stem(s) for s in SERVICES}
+    return bool(named - tool_words(tool))
+
+
 def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """The place a request names ("in the conservatory", "the pantry light", "the laundry
     room") when the call fills an enum
@@ -196,6 +206,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         opens = {stem(w) for w in WORD.findall(request.lower()) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
+    if asks_another_service(request, tool):
+        return "unrelated"  # "Remind me to take the bins out." -> the shopping list
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*why\b", request.lower())):
         return "question"

@@ -37,6 +37,11 @@ cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets sock
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
 lawn lawns garden pool hedge
 """.split())
+#: Services a home assistant is often asked for (generic knowledge, written here): a request
+#: naming one that no tool's vocabulary mentions asks for what no tool does
+SERVICES = frozenset("""
+remind reminder reminders taxi taxis uber cab takeaway takeout
+""".split())
 #: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
 FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
 #: verbs many devices take: they do not say which device is meant
