@@ -135,3 +135,21 @@ def test_a_level_said_to_or_at_in_the_part_about_the_tool():
                        ("Volume to 30.", {"level": 30})]:  # held already
         assert fix_said_level(text, volume, args) is None, text
     assert fix_said_level("Kitchen light on at 7 pm.", light, {"room": "kitchen", "on": True}) is None  # a time
+
+
+def test_a_setters_number_the_request_does_not_say_is_the_one_it_says():
+    from edgevox.agents.slm.amounts import fix_unsaid_number, spoken_numbers
+
+    thermostat, light = TOOLS["set_thermostat"], TOOLS["set_light"]
+    assert spoken_numbers("twenty five or 30") == [25, 30]
+    # dev7 (session 8): "Thermostat, twenty degrees." -> temperature 22
+    assert fix_unsaid_number("Thermostat, twenty degrees.", thermostat, {"temperature": 22, "unit": "celsius"}) == {
+        "temperature": 20, "unit": "celsius"}
+    for text, args in [
+        ("Make it twenty one and a half degrees.", {"temperature": 21.5}),   # a half the numbers do not say
+        ("Thermostat to 20 or 21.", {"temperature": 22}),                    # two numbers: which is not ours
+        ("Kitchen light at forty percent.", {"room": "kitchen", "on": True, "brightness": 45}),  # a unit
+        ("Thermostat, twenty degrees.", {"temperature": 20}),                # already said
+        ("Office light 2 on.", {"room": "office", "on": True}),              # no number held
+    ]:
+        assert fix_unsaid_number(text, thermostat if "temperature" in args else light, args) is None, text

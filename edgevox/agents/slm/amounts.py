@@ -21,6 +21,9 @@ facts, read against the tool's schema (never an evaluation's phrasings):
 * **A level said "to/at N" next to the thing it sets** ("... and put the volume at 30"):
   when the call leaves the one ranged parameter empty (``set_volume(change="up")``) and the
   part of the request that names the tool's target ("volume") says "to/at N" inside the range.
+* **A number misheard** ("Thermostat, twenty degrees." -> ``temperature=22``): a tool that
+  changes things holds one number the request does not say, and the request says exactly one,
+  with no unit the call might convert (minutes, percent) and no half or point: the number said.
 
 Either way the call is changed only when its number differs from the request's.
 """
@@ -31,7 +34,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from edgevox.agents.slm.vocabulary import WORD, properties, stem, target_words
+from edgevox.agents.slm.vocabulary import WORD, changes_things, properties, stem, target_words
 
 #: seconds in a time unit (a parameter's name, singular)
 SECONDS = {"hour": 3600, "minute": 60, "second": 1}
@@ -81,6 +84,43 @@ def said_numbers(request: str) -> set[float]:
     """Every number the request says, in digits or words ("make that seventy" -> {70.0})."""
     words = TOKEN.findall(request.lower().replace("-", " "))
     return {n[0] for i in range(len(words)) if (n := number_at(words, i, articles=False))}
+
+
+def spoken_numbers(request: str) -> list[float]:
+    """The numbers the request says, in order, each once ("twenty five" is 25, not 25 and 5)."""
+    words = TOKEN.findall(request.lower().replace("-", " "))
+    out, i = [], 0
+    while i < len(words):
+        n = number_at(words, i, articles=False)
+        if n is None:
+            i += 1
+            continue
+        out.append(n[0])
+        i += n[1]
+    return out
+
+
+def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A setter's one number that the request does not say, where the request says exactly
+    one ("Thermostat, twenty degrees." -> ``temperature=22``): the number said. Only tools
+    that change things: a calculator's number may be worked from the request ("10 %" -> 0.1)."""
+    if not changes_things(tool):
+        return None
+    held = [(k, v) for k, v in arguments.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    said = spoken_numbers(_CLOCK.sub(" ", request))
+    if len(held) != 1 or len(said) != 1 or float(held[0][1]) == said[0]:
+        return None
+    key, _ = held[0]
+    number = f"{said[0]:g}"
+    if re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|percent|half|quarter|point)\b|%",
+                 request.lower()) or any(
+            isinstance(v, str) and number in v for v in arguments.values()):
+        return None  # a length the call may hold in another unit ("3 minutes" -> 180 s); a number of a name
+    schema = properties(tool).get(key)
+    bounds = value_range(schema) if schema is not None else None
+    if schema is None or not _numeric(schema) or (bounds and not bounds[0] <= said[0] <= bounds[1]):
+        return None
+    return {**arguments, key: int(said[0]) if float(said[0]).is_integer() else said[0]}
 
 
 def said_hours_minutes(request: str) -> float | None:

@@ -27,6 +27,7 @@ from edgevox.agents.slm.amounts import (
     fix_duration,
     fix_extreme,
     fix_said_level,
+    fix_unsaid_number,
     number_at,
 )
 from edgevox.agents.slm.labels import fix_label
@@ -130,7 +131,7 @@ class UnitArgs(Hook):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
         arguments = fixed or call.arguments
-        for fix in (fix_duration, fix_extreme, fix_said_level, fix_label, fix_decimal):
+        for fix in (fix_duration, fix_extreme, fix_said_level, fix_label, fix_decimal, fix_unsaid_number):
             arguments = fix(ctx.text, tool, arguments) or arguments
         if arguments is call.arguments:
             return None
