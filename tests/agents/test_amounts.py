@@ -11,6 +11,7 @@ from edgevox.agents.slm.amounts import (
     fix_duration,
     fix_extreme,
     fix_said_level,
+    fix_share,
     said_hours_minutes,
     said_numbers,
     said_seconds,
@@ -35,6 +36,7 @@ TOOLS = {t.name: t for t in Home().tools()}
     ("Ten minutes and half an hour.", None),  # two amounts: not ours to add up
     ("Half an hour, no, 40 minutes.", None),
     ("Half the lights.", None),
+    ("Timer for an hour and three quarters.", 6300),  # dev8 (session 9): 1 h 3 min
 ])
 def test_time_amounts_with_a_fraction(text, seconds):
     assert said_seconds(text) == seconds
@@ -153,3 +155,21 @@ def test_a_setters_number_the_request_does_not_say_is_the_one_it_says():
         ("Office light 2 on.", {"room": "office", "on": True}),              # no number held
     ]:
         assert fix_unsaid_number(text, thermostat if "temperature" in args else light, args) is None, text
+
+
+def test_a_share_of_a_level_said_in_words():
+    """dev8 (session 9): "Hallway at three quarters brightness." -> brightness 3."""
+    light = {"room": "hallway", "on": True, "brightness": 3}
+    assert fix_share("Hallway at three quarters brightness.", TOOLS["set_light"], light)["brightness"] == 75
+    assert fix_share("Volume at half.", TOOLS["set_volume"], {"level": 5}) == {"level": 50}
+    assert fix_share("Half an hour timer.", TOOLS["start_timer"], {"minutes": 30}) is None  # a time, not a level
+    assert fix_share("Half volume, then 30.", TOOLS["set_volume"], {"level": 30}) is None  # a number said too
+    assert fix_share("Volume at half.", TOOLS["set_volume"], {"level": 50}) is None  # already so
+
+
+def test_the_hook_keeps_a_share_said_in_words_from_the_number_repair():
+    """Through ``unit_args``: the share's "three" is not the one number said (dev8)."""
+    be = ScriptedBackend([call("set_light", room="hallway", on=True, brightness=3)], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=Home().tools(), model=be, hooks=default_slm_hooks())
+    r = ag.run("Hallway at three quarters brightness.")
+    assert r.calls[0].arguments["brightness"] == 75

@@ -93,6 +93,21 @@ ALL = list(TOOLS.values())
     ("Order us a Chinese takeaway.", "play_music", {"query": "chinese takeaway"}, "unrelated"),
     ("uh turn the bathroom light on", "set_light", {"room": "bathroom", "on": True}, None),  # a filler asks nothing
     ("Put pizza dough on the list.", "add_to_shopping_list", {"item": "pizza dough"}, None),
+    # dev8 (session 9, run once before any change): "shut ... off" closes nothing; a device the
+    # order opens on though the verb is the tool's ("heat"); "how come" asks why; a calendar
+    # entry, an order placed, a song sung
+    ("Shut every lamp in the house off.", "set_light", {"room": "all", "on": False}, None),
+    ("Shut the music off, we're done for tonight.", "media_control", {"action": "stop"}, None),
+    ("Shut the garage door.", "set_light", {"room": "garage", "on": False}, "device"),
+    ("Heat the oven to two hundred and twenty.", "set_thermostat", {"temperature": 200}, "device"),
+    ("Heat the house to 21.", "set_thermostat", {"temperature": 21}, None),
+    ("How come the sky looks blue in the daytime?", "get_weather", {}, "question"),
+    ("Add dentist on Tuesday to my calendar.", "add_to_shopping_list", {"item": "dentist"}, "unrelated"),
+    ("Order a curry from the usual place.", "play_music", {"query": "curry"}, "unrelated"),
+    ("Can you sing happy birthday to my son?", "play_music", {"query": "happy birthday"}, "unrelated"),
+    ("Sing me a song.", "play_music", {"query": "song"}, "unrelated"),
+    ("Play happy birthday.", "play_music", {"query": "happy birthday"}, None),
+    ("Sort the list in alphabetical order.", "add_to_shopping_list", {"item": "list"}, None),  # not an order placed
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why
@@ -140,9 +155,17 @@ def test_on_the_real_model_devices_no_tool_serves_are_left_alone(qwen_backend):
         r = agent.run(text)
         assert not any(c.dispatched for c in r.calls), (text, r.calls)
         assert home.lights == Home().lights and r.reply.startswith("Sorry"), r.reply
+    # dev8 (session 9): the shopping list, the music; "shut ... off" is the light's
+    for text in ("Add dentist on Tuesday to my calendar.", "Can you sing happy birthday to my son?"):
+        agent, home = home_agent(model)
+        r = agent.run(text)
+        assert not any(c.dispatched for c in r.calls), (text, r.calls)
+        assert home.shopping == [] and home.media == Home().media, (text, r.reply)
     agent, home = home_agent(model)
     r = agent.run("Switch on the office light.")
     assert home.lights["office"] is True, (r.calls, r.reply)
+    r = agent.run("Shut the office light off.")
+    assert home.lights["office"] is False, (r.calls, r.reply)
 
 
 def test_a_request_that_points_back_is_grounded_by_the_one_before():

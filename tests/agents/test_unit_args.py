@@ -54,7 +54,10 @@ def test_a_fraction_said_in_words_is_kept_for_a_number_parameter():
     tools = {t.name: t for t in Home().tools()}
     heat = {"temperature": 20, "unit": "celsius"}
     assert fix_decimal("Make it twenty point five degrees.", tools["set_thermostat"], heat)["temperature"] == 20.5
-    assert fix_decimal("Make it twenty point five degrees.", tools["set_thermostat"], {"temperature": 22}) is None
+    # the one number a setter holds, where the request says that decimal and nothing else (dev8)
+    assert fix_decimal("Make it twenty point five degrees.", tools["set_thermostat"], {"temperature": 22}) == {
+        "temperature": 20.5}
+    assert fix_decimal("Twenty point five, in 2 rooms.", tools["set_thermostat"], {"temperature": 22}) is None
     # an integer parameter keeps its whole number
     assert fix_decimal("Lights to twenty point five.", tools["set_light"], {"room": "office", "on": True,
                                                                           "brightness": 20}) is None

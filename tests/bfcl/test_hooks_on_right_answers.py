@@ -20,7 +20,13 @@ from collections import Counter
 
 import pytest
 
-from edgevox.agents.slm.amounts import fix_duration, fix_extreme, fix_said_level, fix_unsaid_number
+from edgevox.agents.slm.amounts import (
+    fix_duration,
+    fix_extreme,
+    fix_said_level,
+    fix_share,
+    fix_unsaid_number,
+)
 from edgevox.agents.slm.grounding import why_not
 from edgevox.agents.slm.labels import fix_label
 from edgevox.agents.slm.unit_args import fix_decimal, move_units
@@ -39,7 +45,7 @@ KNOWN_BLOCKED = {
 }
 #: the live categories' blocked right calls, counted (too many to list; at most this many)
 LIVE_BLOCKED_AT_MOST = {"live_simple": 27, "live_multiple": 52, "live_parallel": 3, "live_parallel_multiple": 6}
-REPAIRS = (fix_duration, fix_extreme, fix_said_level, fix_label, fix_decimal, fix_unsaid_number)
+REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number)
 
 
 def _stub(**kwargs):

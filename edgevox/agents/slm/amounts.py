@@ -46,8 +46,8 @@ _SMALL = {"a": 1, "an": 1, **{w: n for n, w in enumerate(NUMBER_WORDS) if 1 <= n
 _NUM = r"(\d+|" + "|".join(_SMALL) + ")"
 _UNIT = r"(hour|minute|second)s?"
 _AMOUNTS = [  # (pattern, how to read its groups)
-    # "two hours and a half", "an hour and a quarter"
-    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+and\s+an?\s+(half|quarter)\b"), lambda g: (g[0], g[2], g[1])),
+    # "two hours and a half", "an hour and a quarter", "an hour and three quarters"
+    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+and\s+(an?|three)\s+(half|quarters?)\b"), lambda g: (g[0], g[3], g[1], g[2])),
     # "one and a half hours"
     (re.compile(rf"\b{_NUM}\s+and\s+an?\s+(half|quarter)\s+{_UNIT}\b"), lambda g: (g[0], g[1], g[2])),
     # "half an hour", "a quarter of an hour", "three quarters of an hour", "half hour"
@@ -56,7 +56,7 @@ _AMOUNTS = [  # (pattern, how to read its groups)
 ]
 _TOP = frozenset({"max", "maximum", "full", "highest", "loudest", "brightest", "way up"})
 _BOTTOM = frozenset({"minimum", "lowest", "quietest", "dimmest", "way down", "mute", "silence"})
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}
 TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
 #: "one hour twenty", "2 hours and 15": a number after the hours with no unit of its own
@@ -73,10 +73,10 @@ def number_at(words: list[str], i: int, *, articles: bool = True) -> tuple[float
         return 1.0, 1
     if w in NUMBER_WORDS:
         return float(NUMBER_WORDS.index(w)), 1
-    if w in _TENS:
+    if w in TENS:
         if i + 1 < len(words) and words[i + 1] in NUMBER_WORDS[1:10]:
-            return float(_TENS[w] + NUMBER_WORDS.index(words[i + 1])), 2
-        return float(_TENS[w]), 1
+            return float(TENS[w] + NUMBER_WORDS.index(words[i + 1])), 2
+        return float(TENS[w]), 1
     return None
 
 
@@ -112,7 +112,7 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
         return None
     key, _ = held[0]
     number = f"{said[0]:g}"
-    if re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|percent|half|quarter|point)\b|%",
+    if re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|percent|half|quarters?|point)\b|%",
                  request.lower()) or any(
             isinstance(v, str) and number in v for v in arguments.values()):
         return None  # a length the call may hold in another unit ("3 minutes" -> 180 s); a number of a name
@@ -242,6 +242,31 @@ def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
 
 #: where a request joins two actions ("... and put the volume at 30")
 JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|\s*;\s*", re.IGNORECASE)
+
+
+#: a share of a level said in words ("three quarters brightness", "half volume"), not of a time
+_SHARE = re.compile(r"\b(half|a\s+quarter|one\s+quarter|three\s+quarters)\b(?!\s+(?:of\s+)?(?:an?\s+)?"
+                    r"(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|past|to)\b)")
+_SHARES = {"half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75}
+
+
+def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The one ranged parameter at the share of its top the request says ("Hallway at three
+    quarters brightness." -> ``brightness=75``, the model's 3), when the request says no
+    number and the call holds one that differs; None otherwise."""
+    low = " ".join(TOKEN.findall(request.lower().replace("-", " ")))
+    shares = _SHARE.findall(low)
+    if len(shares) != 1 or said_numbers(_SHARE.sub(" ", low)) or not changes_things(tool):
+        return None
+    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s)) is not None}
+    if len(ranged) != 1:
+        return None
+    (key, (lo, hi)), = ranged.items()
+    held = arguments.get(key)
+    value = round(hi * _SHARES[re.sub(r"\s+", " ", shares[0])])
+    if not isinstance(held, (int, float)) or isinstance(held, bool) or held == value or not lo <= value <= hi:
+        return None
+    return {**arguments, key: value}
 
 
 def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

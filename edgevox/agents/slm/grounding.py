@@ -139,9 +139,36 @@ def asks_another_service(request: str, tool: Any) -> bool:
     """Does ``request`` open by asking for a service (its first four words: "Remind me to ...",
     "Get us a taxi") that the called tool's vocabulary does not mention? Not one asked for
     later ("Send the email, and set a reminder": BFCL parallel_193's right call is the email);
-    a timer whose requests say "remind me in 10 minutes" may serve "Remind me in 20 minutes."."""
-    named = {stem(w) for w in WORD.findall(request.lower())[:5]} & {stem(s) for s in SERVICES}
-    return bool(named - tool_words(tool))
+    a timer whose requests say "remind me in 10 minutes" may serve "Remind me in 20 minutes.".
+    Or one asked for anywhere by the phrases of ``_ELSEWHERE`` ("... to my calendar")."""
+    low = request.lower()
+    named = {stem(w) for w in WORD.findall(low)[:5]} & {stem(s) for s in SERVICES}
+    own = tool_words(tool)
+    for rx in _ELSEWHERE:
+        if (m := rx.search(low)) and stem(m.group(1)) not in own and not (
+                m.group(1) == "order" and {stem(w) for w in content_words(low[m.end():])} & own):
+            return True  # an order of what the tool names is the tool's ("Order me pizza" -> a food tool)
+    return bool(named - own)
+
+
+#: what a home assistant is asked for that its tools may not do, said anywhere in the request:
+#: an entry "in my calendar" ("Add dentist on Tuesday to my calendar." -> not the shopping list),
+#: an order placed ("Order a curry ..."; only as the opening verb: "in ascending order" is not),
+#: a song sung or a dance ("Can you sing happy birthday?" -> not the music player)
+_ELSEWHERE = (
+    re.compile(r"\b(?:to|in|on|into)\s+(?:my|the|our)\s+(calendar|diary|agenda|schedule)\b"),
+    re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+               r"(order)\s+(?:a|an|some|me|us|the|our)\b"),
+    re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+               r"(sing|hum|whistle|rap|dance)\b"),
+)
+
+
+def acted_on(request: str) -> tuple[str, str] | None:
+    """The thing an order opens on, and the word after it: "Heat the oven to 220." ->
+    ("oven", "to"); None when the request does not open "<verb> the/my/our <thing>"."""
+    m = re.match(r"\W*(?:please\s+)?[a-z]+\s+(?:the|my|our)\s+([a-z]+)(?:\s+([a-z]+))?", request.lower())
+    return (m.group(1), m.group(2) or "") if m else None
 
 
 def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
@@ -203,13 +230,17 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     said = content_words(request)
     target = target_words(tool)
     if not said & (target - UNITS):  # "Unlock the front door for 5 minutes." names a door, not a timer
-        opens = {stem(w) for w in WORD.findall(request.lower()) if w in OPENERS}
+        low = re.sub(r"\bshut\b(?=[\w\s']*?\b(?:off|down)\b)", " ", request.lower())  # "Shut the music off."
+        opens = {stem(w) for w in WORD.findall(low) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
+    elif (thing := acted_on(request)) and stem(thing[0]) in unserved_devices(request, tools) \
+            and not (thing[1] and stem(thing[1]) in target):
+        return "device"  # "Heat the oven to 220.": "heat" is the thermostat's word, the oven is what is heated
     if asks_another_service(request, tool):
         return "unrelated"  # "Remind me to take the bins out." -> the shopping list
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
-                                 or re.match(r"\W*why\b", request.lower())):
+                                 or re.match(r"\W*(?:why|how come)\b", request.lower())):
         return "question"
     if unknown_place(request, tool, arguments, tools):
         return "place"
@@ -290,7 +321,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     if ctx.state(Grounding.name).get(VERDICT):
         return ctx.state(Grounding.name)[VERDICT]  # the relevance gate's, by meaning
     reason = why_not(ctx.text, tool, arguments, tools)
-    if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()):
+    if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()) \
+            and not asks_another_service(ctx.text, tool):
         return None  # near the tool's requests by meaning (the relevance gate said so)
     if reason == "unrelated":
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)

@@ -27,11 +27,14 @@ from edgevox.agents.slm.amounts import (
     fix_duration,
     fix_extreme,
     fix_said_level,
+    fix_share,
     fix_unsaid_number,
     number_at,
+    spoken_numbers,
+    value_range,
 )
 from edgevox.agents.slm.labels import fix_label
-from edgevox.agents.slm.vocabulary import properties
+from edgevox.agents.slm.vocabulary import changes_things, properties
 
 
 def _unit_params(tool: Any) -> dict[str, str]:
@@ -108,8 +111,18 @@ def said_decimals(request: str) -> list[float]:
 
 def fix_decimal(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """A number said with a fraction in words that the call cut to its whole part
-    ("Make it twenty point five degrees." -> 20, not 20.5), for a parameter of type number."""
-    for value in said_decimals(request):
+    ("Make it twenty point five degrees." -> 20, not 20.5), for a parameter of type number;
+    or a setter's one number where the request says that decimal and no other number
+    ("Thermostat at twenty point five." -> the model's 22.5)."""
+    said = said_decimals(request)
+    held = [(k, v) for k, v in arguments.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(said) == 1 and len(held) == 1 and held[0][1] != said[0] and changes_things(tool) \
+            and len(spoken_numbers(request)) == 2:  # "twenty point five": 20 and 5, nothing else
+        schema = properties(tool).get(held[0][0]) or {}
+        bounds = value_range(schema)
+        if "number" in str(schema.get("type")) and (bounds is None or bounds[0] <= said[0] <= bounds[1]):
+            return {**arguments, held[0][0]: said[0]}
+    for value in said:
         for key, schema in properties(tool).items():
             held = arguments.get(key)
             if ("number" in str(schema.get("type")) and isinstance(held, (int, float)) and not isinstance(held, bool)
@@ -131,7 +144,7 @@ class UnitArgs(Hook):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
         arguments = fixed or call.arguments
-        for fix in (fix_duration, fix_extreme, fix_said_level, fix_label, fix_decimal, fix_unsaid_number):
+        for fix in (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number):
             arguments = fix(ctx.text, tool, arguments) or arguments
         if arguments is call.arguments:
             return None

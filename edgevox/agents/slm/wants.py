@@ -44,12 +44,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import said_numbers, value_range
+from edgevox.agents.slm.amounts import (
+    NUMBER_WORDS,
+    TENS,
+    said_numbers,
+    spoken_numbers,
+    value_range,
+)
 from edgevox.agents.slm.follow_up import GLUE, previous_call
 from edgevox.agents.slm.grounding import PLANNED, Grounding, is_question, unserved_devices
 from edgevox.agents.slm.vocabulary import (
+    DEVICES,
     FILLERS,
     GENERIC,
+    SERVICES,
     WORD,
     enum_of,
     properties,
@@ -187,6 +195,25 @@ def mute_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     return tool, {key: int(low) if float(low).is_integer() else low}
 
 
+#: the whole line is the sound and a level: "Speakers at ninety.", "volume to 30 percent please"
+_SOUND_LEVEL = re.compile(r"^\W*(?:(?:uh|um|er|ok|okay)\W+)*(?:the\s+)?(?:speakers?|volume|sound)\s+(?:at|to|on)\s+"
+                          r"([a-z0-9 -]+?)\s*(?:percent|%)?(?:\s*,?\s*please)?\W*$")
+
+
+def level_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """"Speakers at ninety." (the model: the next track) -> the sound tool's one ranged
+    parameter at the number said, when the line says nothing else."""
+    m = _SOUND_LEVEL.match(request.lower())
+    numbers = spoken_numbers(m.group(1)) if m else []
+    tool = _tool_for("sound", registry) if len(numbers) == 1 else None
+    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s))} if tool else {}
+    if len(ranged) != 1 or not set(WORD.findall(m.group(1))) <= set(NUMBER_WORDS) | set(TENS):
+        return None
+    (key, (lo, hi)), = ranged.items()
+    value = numbers[0]
+    return (tool, {key: int(value) if float(value).is_integer() else value}) if lo <= value <= hi else None
+
+
 #: "We're nearly out of shampoo.", "We've run out of dishwasher tablets.", "I'm low on coffee."
 _OUT_OF = re.compile(r"\b(?:we|we're|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+)?(?:nearly\s+|almost\s+|all\s+|completely\s+|just\s+)?"
                      r"(?:run\s+|ran\s+|running\s+|got\s+)?(?:out\s+of|low\s+on|short\s+of|short\s+on)\s+(?!the\b)"
@@ -195,12 +222,25 @@ _OUT_OF = re.compile(r"\b(?:we|we're|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+
 _NOT_ITEMS = frozenset("time here luck breath patience ideas battery space money options words energy".split())
 
 
+#: "We've used the last of the ketchup.", "um we need more like toothpaste", "We could do with some rice."
+_NEED = re.compile(r"\b(?:(?:we|i)(?:'ve|\s+have)?\s+used\s+(?:up\s+)?(?:the\s+)?last\s+of\s+|"
+                   r"(?:we|we'll|we'd)\s+(?:need|could\s+use|could\s+do\s+with|will\s+need|would\s+need)\s+"
+                   r"(?:some\s+)?(?:more\s+)?)(?:like\s+|the\s+|our\s+)?(?!to\b|a\b|an\b|it\b|that\b|this\b)"
+                   r"([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|\bplease\b|$)")
+
+
 def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
-    """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it."""
-    m = _OUT_OF.search(request.lower().replace("’", "'"))
+    """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it.
+    "We need more X" only when X is no word of any tool nor a device ("more light" is the lamp's)."""
+    low = request.lower().replace("’", "'")
+    m = _OUT_OF.search(low) or _NEED.search(low)
     if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
-    return adder[0], {adder[1]: m.group(1).strip()}
+    item = m.group(1).strip()
+    if m.re is _NEED and ({stem(w) for w in WORD.findall(item)}
+                          & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | {stem(d) for d in DEVICES} | set(SERVICES))):
+        return None
+    return adder[0], {adder[1]: item}
 
 
 #: how people say a player's own actions (an enum value of a tool: play, previous, next)
@@ -298,9 +338,11 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
         return bought
     if player := transport_plan(request, registry):
         return player  # before the devices: dishwasher tablets are bought, not a dishwasher
-    if unserved_devices(request, list(registry)):
+    # the noise one cannot hear over is not what the request is about ("hear the song over the dishwasher")
+    heard = re.sub(r"\b(hear\b.*?)\s+over\s+(?:the|my|our|all\s+the)\s+\w+", r"\1", request.lower())
+    if unserved_devices(heard, list(registry)):
         return None  # "The fan is too loud.": not ours
-    if muted := mute_call(request, registry):
+    if muted := mute_call(request, registry) or level_call(request, registry):
         return muted
     want = wanted(request)
     if want is None:
