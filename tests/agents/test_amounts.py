@@ -10,6 +10,7 @@ from edgevox.agents import LLMAgent, default_slm_hooks
 from edgevox.agents.slm.amounts import (
     fix_duration,
     fix_extreme,
+    fix_level_switched_off,
     fix_said_level,
     fix_share,
     said_hours_minutes,
@@ -173,3 +174,19 @@ def test_the_hook_keeps_a_share_said_in_words_from_the_number_repair():
     ag = LLMAgent("t", "", "Be brief.", tools=Home().tools(), model=be, hooks=default_slm_hooks())
     r = ag.run("Hallway at three quarters brightness.")
     assert r.calls[0].arguments["brightness"] == 75
+
+
+def test_a_level_said_is_not_set_on_a_light_switched_off():
+    """dev7/dev8 (session 9): "Take the bathroom lamp down to fifteen." -> ``on=False,
+    brightness=15``: judged right on the room and level, yet the light ended off."""
+    light = TOOLS["set_light"]
+    fixed = fix_level_switched_off("Take the bathroom lamp down to fifteen.", light,
+                                   {"room": "bathroom", "on": False, "brightness": 15})
+    assert fixed == {"room": "bathroom", "on": True, "brightness": 15}
+    assert fix_level_switched_off("The kitchen's glaring, tone it down to thirty.", light,
+                                  {"room": "kitchen", "on": False, "brightness": 30})["on"] is True
+    # switched off, said so; a level nobody said; already on
+    assert fix_level_switched_off("Kitchen light off, it was at 30.", light, {"room": "kitchen", "on": False, "brightness": 30}) is None
+    assert fix_level_switched_off("Kitchen light down.", light, {"room": "kitchen", "on": False, "brightness": 30}) is None
+    assert fix_level_switched_off("Kitchen to 30.", light, {"room": "kitchen", "on": True, "brightness": 30}) is None
+    assert fix_level_switched_off("Volume to 30.", TOOLS["set_volume"], {"level": 30}) is None  # no on/off flag

@@ -205,6 +205,8 @@ def test_on_the_real_model_complaints_and_follow_ups_act_the_way_wanted(qwen_bac
     assert home.media["volume"] > 30, (r.calls, r.reply)
     r = agent.run("We've used the last of the ketchup.")
     assert home.shopping[-1] == "ketchup", (r.calls, r.reply)
+    r = agent.run("Take the bathroom lamp down to fifteen.")  # dev7: on=False with brightness 15
+    assert home.lights["bathroom"], (r.calls, r.reply)
 
 
 @pytest.mark.parametrize(("text", "output"), [

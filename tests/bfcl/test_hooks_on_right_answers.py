@@ -23,6 +23,7 @@ import pytest
 from edgevox.agents.slm.amounts import (
     fix_duration,
     fix_extreme,
+    fix_level_switched_off,
     fix_said_level,
     fix_share,
     fix_unsaid_number,
@@ -45,7 +46,8 @@ KNOWN_BLOCKED = {
 }
 #: the live categories' blocked right calls, counted (too many to list; at most this many)
 LIVE_BLOCKED_AT_MOST = {"live_simple": 27, "live_multiple": 52, "live_parallel": 3, "live_parallel_multiple": 6}
-REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number)
+REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
+           fix_level_switched_off)
 
 
 def _stub(**kwargs):

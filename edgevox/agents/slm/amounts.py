@@ -269,6 +269,28 @@ def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
     return {**arguments, key: value}
 
 
+#: words by which a request switches something off (a level said with them may be the old one)
+_OFF_WORDS = frozenset("off out kill shut stop disable dark darkness".split())
+
+
+def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A level the request says, set with the tool's one on/off flag at false ("Take the
+    bathroom lamp down to fifteen." -> ``on=False, brightness=15``: the light ends off and the
+    reply says so): the flag true, when the request says no word of switching off."""
+    props = properties(tool)
+    flags = [k for k, s in props.items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+    ranged = {k: r for k, s in props.items() if (r := value_range(s)) is not None}
+    if len(flags) != 1 or len(ranged) != 1 or arguments.get(flags[0]) is not False or not changes_things(tool):
+        return None
+    (key, (lo, _)), = ranged.items()
+    level = arguments.get(key)
+    if not isinstance(level, (int, float)) or isinstance(level, bool) or level <= lo:
+        return None
+    if set(WORD.findall(request.lower())) & _OFF_WORDS or float(level) not in said_numbers(request):
+        return None
+    return {**arguments, flags[0]: True}
+
+
 def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the one ranged parameter the call left empty set to the "to/at N"
     said in the part of the request that names the tool's target, or None."""

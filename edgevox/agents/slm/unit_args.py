@@ -26,6 +26,7 @@ from edgevox.agents.slm.amounts import (
     declares_number,
     fix_duration,
     fix_extreme,
+    fix_level_switched_off,
     fix_said_level,
     fix_share,
     fix_unsaid_number,
@@ -144,7 +145,8 @@ class UnitArgs(Hook):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
         arguments = fixed or call.arguments
-        for fix in (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number):
+        for fix in (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
+                    fix_level_switched_off):
             arguments = fix(ctx.text, tool, arguments) or arguments
         if arguments is call.arguments:
             return None
