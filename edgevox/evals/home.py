@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from edgevox.evals.data import Item
+from edgevox.evals.data import NAMED_SPLITS, Item
 from edgevox.evals.judge import judge_turn
 
 #: the fixed clock of every simulated home (a Tuesday evening)
@@ -134,7 +134,7 @@ def table(rows: list[dict[str, Any]], by_kind: bool = False) -> tuple[list[dict[
             for kind in sorted({r["kind"] for r in mine}):
                 out.append({"policy": setup, "split": kind, **summarise([r for r in mine if r["kind"] == kind])})
             continue
-        for split in ("dev", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "test", "all"):
+        for split in ("dev", *NAMED_SPLITS, "test", "all"):
             part = [r for r in mine if r["split"] == split or (split == "all" and r["split"] in ("dev", "test"))]
             if part:
                 out.append({"policy": setup, "split": split, **summarise(part)})

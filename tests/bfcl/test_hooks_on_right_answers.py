@@ -20,17 +20,8 @@ from collections import Counter
 
 import pytest
 
-from edgevox.agents.slm.amounts import (
-    fix_duration,
-    fix_extreme,
-    fix_level_switched_off,
-    fix_said_level,
-    fix_share,
-    fix_unsaid_number,
-)
 from edgevox.agents.slm.grounding import why_not
-from edgevox.agents.slm.labels import fix_label
-from edgevox.agents.slm.unit_args import fix_decimal, move_units
+from edgevox.agents.slm.unit_args import REPAIRS, move_units
 from edgevox.bfcl.data import load_cases
 from edgevox.bfcl.schema import sanitize_name
 from edgevox.tools import Tool
@@ -46,8 +37,6 @@ KNOWN_BLOCKED = {
 }
 #: the live categories' blocked right calls, counted (too many to list; at most this many)
 LIVE_BLOCKED_AT_MOST = {"live_simple": 27, "live_multiple": 52, "live_parallel": 3, "live_parallel_multiple": 6}
-REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
-           fix_level_switched_off)
 
 
 def _stub(**kwargs):

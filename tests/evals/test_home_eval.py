@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from edgevox.evals import EvalDataError, judge_turn, load_items, load_set, split_of
-from edgevox.evals.data import mixed
+from edgevox.evals.data import NAMED_SPLITS, mixed
 from edgevox.evals.home import CLOCK, run_items, summarise, table
 from edgevox.evals.judge import DERIVED
 from edgevox.examples.home import Home
@@ -83,7 +83,7 @@ def test_no_example_or_phrasing_of_the_home_tools_is_an_evaluation_utterance():
     def norm(text):
         return re.sub(r"[^a-z0-9 ]", "", text.lower()).strip()
 
-    said = {norm(t.say) for split in ("all", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8") for it in load_set("home", split) for t in it.turns}
+    said = {norm(t.say) for split in ("all", *NAMED_SPLITS) for it in load_set("home", split) for t in it.turns}
     for t in Home().tools():
         for line in [request for request, _ in t.examples] + list(t.phrasings):
             assert norm(line) not in said, (t.name, line)

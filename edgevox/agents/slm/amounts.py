@@ -220,6 +220,13 @@ def value_range(schema: Any) -> tuple[float, float] | None:
     return (lo, hi) if lo < hi else None
 
 
+def the_ranged_parameter(tool: Any) -> tuple[str, tuple[float, float]] | None:
+    """(name, (lowest, highest)) of the tool's one numeric parameter with a range, or None
+    when it has none or several (then which one a level means is not ours to guess)."""
+    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s)) is not None}
+    return next(iter(ranged.items())) if len(ranged) == 1 else None
+
+
 def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the one ranged parameter at the end the request names ("max",
     "lowest"), or None."""
@@ -228,11 +235,9 @@ def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     end = 1 if words & _TOP else 0 if words & _BOTTOM else None
     if end is None or bool(words & _TOP) == bool(words & _BOTTOM) or re.search(r"\d", request):
         return None
-    props = properties(tool)
-    ranged = {k: r for k, s in props.items() if (r := value_range(s)) is not None}
-    if len(ranged) != 1:
+    if (ranged := the_ranged_parameter(tool)) is None:
         return None
-    (key, bounds), = ranged.items()
+    key, bounds = ranged
     value = bounds[end]
     value = int(value) if float(value).is_integer() else value
     if arguments.get(key) == value:
@@ -258,10 +263,9 @@ def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
     shares = _SHARE.findall(low)
     if len(shares) != 1 or said_numbers(_SHARE.sub(" ", low)) or not changes_things(tool):
         return None
-    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s)) is not None}
-    if len(ranged) != 1:
+    if (ranged := the_ranged_parameter(tool)) is None:
         return None
-    (key, (lo, hi)), = ranged.items()
+    key, (lo, hi) = ranged
     held = arguments.get(key)
     value = round(hi * _SHARES[re.sub(r"\s+", " ", shares[0])])
     if not isinstance(held, (int, float)) or isinstance(held, bool) or held == value or not lo <= value <= hi:
@@ -277,12 +281,11 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
     """A level the request says, set with the tool's one on/off flag at false ("Take the
     bathroom lamp down to fifteen." -> ``on=False, brightness=15``: the light ends off and the
     reply says so): the flag true, when the request says no word of switching off."""
-    props = properties(tool)
-    flags = [k for k, s in props.items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
-    ranged = {k: r for k, s in props.items() if (r := value_range(s)) is not None}
-    if len(flags) != 1 or len(ranged) != 1 or arguments.get(flags[0]) is not False or not changes_things(tool):
+    flags = [k for k, s in properties(tool).items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+    ranged = the_ranged_parameter(tool)
+    if len(flags) != 1 or ranged is None or arguments.get(flags[0]) is not False or not changes_things(tool):
         return None
-    (key, (lo, _)), = ranged.items()
+    key, (lo, _) = ranged
     level = arguments.get(key)
     if not isinstance(level, (int, float)) or isinstance(level, bool) or level <= lo:
         return None
@@ -294,10 +297,9 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
 def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the one ranged parameter the call left empty set to the "to/at N"
     said in the part of the request that names the tool's target, or None."""
-    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s)) is not None}
-    if len(ranged) != 1:
+    if (ranged := the_ranged_parameter(tool)) is None:
         return None
-    (key, (lo, hi)), = ranged.items()
+    key, (lo, hi) = ranged
     if arguments.get(key) is not None:
         return None
     targets = target_words(tool)

@@ -132,6 +132,12 @@ def fix_decimal(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     return None
 
 
+#: the repairs of amounts said in words, in the order the hook applies them (each reads what the
+#: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
+REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
+           fix_level_switched_off)
+
+
 class UnitArgs(Hook):
     """Moves numbers to the unit the request said and sets amounts said in words (see the
     module docstrings of ``unit_args`` and ``amounts``)."""
@@ -145,8 +151,7 @@ class UnitArgs(Hook):
             return None
         fixed = move_units(ctx.text, tool, call.arguments)
         arguments = fixed or call.arguments
-        for fix in (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
-                    fix_level_switched_off):
+        for fix in REPAIRS:
             arguments = fix(ctx.text, tool, arguments) or arguments
         if arguments is call.arguments:
             return None

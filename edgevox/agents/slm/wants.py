@@ -49,6 +49,7 @@ from edgevox.agents.slm.amounts import (
     TENS,
     said_numbers,
     spoken_numbers,
+    the_ranged_parameter,
     value_range,
 )
 from edgevox.agents.slm.follow_up import GLUE, previous_call
@@ -188,10 +189,9 @@ def mute_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     if not re.search(r"\b(?:mute|silence)\b", low) or set(WORD.findall(low)) & _MUTED_ELSEWHERE:
         return None
     tool = _tool_for("sound", registry)
-    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s))} if tool else {}
-    if len(ranged) != 1:
+    if tool is None or (ranged := the_ranged_parameter(tool)) is None:
         return None
-    (key, (low, _)), = ranged.items()
+    key, (low, _) = ranged
     return tool, {key: int(low) if float(low).is_integer() else low}
 
 
@@ -206,10 +206,10 @@ def level_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None
     m = _SOUND_LEVEL.match(request.lower())
     numbers = spoken_numbers(m.group(1)) if m else []
     tool = _tool_for("sound", registry) if len(numbers) == 1 else None
-    ranged = {k: r for k, s in properties(tool).items() if (r := value_range(s))} if tool else {}
-    if len(ranged) != 1 or not set(WORD.findall(m.group(1))) <= set(NUMBER_WORDS) | set(TENS):
+    ranged = the_ranged_parameter(tool) if tool else None
+    if ranged is None or not set(WORD.findall(m.group(1))) <= set(NUMBER_WORDS) | set(TENS):
         return None
-    (key, (lo, hi)), = ranged.items()
+    key, (lo, hi) = ranged
     value = numbers[0]
     return (tool, {key: int(value) if float(value).is_integer() else value}) if lo <= value <= hi else None
 
