@@ -108,6 +108,16 @@ ALL = list(TOOLS.values())
     ("Sing me a song.", "play_music", {"query": "song"}, "unrelated"),
     ("Play happy birthday.", "play_music", {"query": "happy birthday"}, None),
     ("Sort the list in alphabetical order.", "add_to_shopping_list", {"item": "list"}, None),  # not an order placed
+    # session 10 (dev6 to dev8): a word of a tool on the same device as the call's; an illness and
+    # a visitor name no weather and no door; small talk asks after the speaker
+    ("Turn it up, I love this song.", "set_volume", {"change": "up"}, None),
+    ("Cool it down to 19.", "set_volume", {"change": "down"}, "unrelated"),  # the thermostat's word
+    ("i think i'm coming down with a cold", "get_weather", {}, "unrelated"),
+    ("Will it be a cold day tomorrow?", "get_weather", {}, None),
+    ("Pause the music, someone's at the door.", "media_control", {"action": "pause"}, None),
+    ("Open the door.", "media_control", {"action": "play"}, "device"),
+    ("Morning! How are we today?", "get_time", {}, "unrelated"),
+    ("How are we doing for time?", "get_time", {}, None),
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why

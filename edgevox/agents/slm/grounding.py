@@ -74,6 +74,7 @@ from edgevox.agents.slm.vocabulary import (
     stem,
     target_words,
     tool_words,
+    without_idioms,
 )
 
 __all__ = ["HANDOVER", "NOTE", "PLANNED", "RELATED", "REPLIES", "VERDICT", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
@@ -164,6 +165,11 @@ _ELSEWHERE = (
 )
 
 
+#: small talk about how someone is ("How are we today?", "How's it going?")
+_HOW_ARE_YOU = re.compile(r"\bhow\s+(?:are|r)\s+(?:you|we|ya|things|u)\b|\bhow's\s+(?:it\s+going|life|things|your\s+day)\b"
+                          r"|\bhow\s+(?:have|has)\s+(?:you|we)\s+been\b|\bhow\s+do\s+you\s+do\b")
+
+
 def acted_on(request: str) -> tuple[str, str] | None:
     """The thing an order opens on, and the word after it: "Heat the oven to 220." ->
     ("oven", "to"); None when the request does not open "<verb> the/my/our <thing>"."""
@@ -227,6 +233,7 @@ def _wordy(value: str) -> bool:
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
+    request = without_idioms(request)
     said = content_words(request)
     target = target_words(tool)
     if not said & (target - UNITS):  # "Unlock the front door for 5 minutes." names a door, not a timer
@@ -239,6 +246,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "device"  # "Heat the oven to 220.": "heat" is the thermostat's word, the oven is what is heated
     if asks_another_service(request, tool):
         return "unrelated"  # "Remind me to take the bins out." -> the shopping list
+    if _HOW_ARE_YOU.search(request) and not said & target:
+        return "unrelated"  # "Morning! How are we today?" asks after the speaker, not the date
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
         return "question"
@@ -262,9 +271,17 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     words = set(WORD.findall(request.lower()))
     enums = {str(arguments[k]).lower() for k, sch in properties(tool).items()
              if enum_of(sch) and isinstance(arguments.get(k), str)}
-    # "Crank it up a bit." -> change "up"; not "Cool it down to 19." -> set_volume: "cool" names the thermostat
-    others = any(said & target_words(t) for t in tools if t.name != tool.name)
+    # "Crank it up a bit." -> change "up"; not "Cool it down to 19." -> set_volume: "cool" names the
+    # thermostat. A word of a tool on the same device ("Turn it up, I love this song.": the song
+    # plays on the speakers the volume is of) names no other thing.
+    same_device = {t.name for t in tools if target_words(t) & target_words(tool) - _SHARED}
+    others = any(said & target_words(t) for t in tools if t.name != tool.name and t.name not in same_device)
     return None if enums & words and not others else "unrelated"
+
+
+#: target words two tools may share without acting on one device (a temperature is set on the
+#: thermostat and read from the weather)
+_SHARED = frozenset({"temperature", "home", "item", "level", "current", "target"})
 
 
 def _echoed(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:

@@ -88,6 +88,19 @@ UNITS = frozenset(stem(w) for unit in ("minute", "hour", "second", "percent", "d
                   for w in (unit, unit + "s"))
 
 
+#: phrases whose words name no device or service: an illness ("I think I'm coming down with a
+#: cold": not the weather), a visitor ("someone's at the door": not a door to open)
+IDIOMS = re.compile(
+    r"\ba\s+(?:bad\s+|nasty\s+|head\s+|chest\s+|heavy\s+|stinking\s+)?cold\b(?=\s*(?:$|[.,!?;:]|and\b|or\b|so\b|but\b))"
+    r"|\b(?:someone|somebody|someone's|somebody's|there's\s+someone|there's\s+somebody|who's|someone\s+is|somebody\s+is)"
+    r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b")
+
+
+def without_idioms(text: str) -> str:
+    """``text`` less the phrases of ``IDIOMS``."""
+    return IDIOMS.sub(" ", text.lower())
+
+
 def content_words(text: str) -> set[str]:
     """The stems of the words of ``text`` that can say which device or service is meant."""
     return {stem(w) for w in WORD.findall(text.lower()) if len(w) > 2 and w not in GENERIC}
