@@ -42,6 +42,9 @@ def planned(text, registry, previous=None):
     ("I can hardly hear the song over the dishwasher.", ("set_volume", {"change": "up"})),
     ("Speakers at ninety.", ("set_volume", {"level": 90})),  # the next track
     ("volume to 30 percent please", ("set_volume", {"level": 30})),
+    # dev7 (session 10): a likeness ("like a cave") switched the light off
+    ("The office is like a cave.", ("set_light", {"room": "office", "on": True})),
+    ("it's like a dungeon in the bedroom", ("set_light", {"room": "bedroom", "on": True})),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     assert planned(text, home) == expected
@@ -55,6 +58,8 @@ def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     "It's cold outside.",                   # the weather
     "The fan is too loud.", "Mute the TV.",  # a device no tool serves
     "It's so dark.",                        # no room said, none done before
+    "It's like a sauna in here.",           # no temperature to move from
+    "I like a good cave tour.",             # no likeness
     "Make it brighter in the kitchen.",     # a light that may be on already: a brightness nobody said
     "It's too hot in here.",                # no temperature to move from
     "I'm feeling a bit down today.", "Good night!", "Dark Side of the Moon, please.", "Unmute.", "Mute the timer.",
@@ -109,6 +114,18 @@ def test_out_of_something_puts_it_on_the_list(home, text, item):
 ])
 def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query, expected):
     found = transport_call(text, home, ToolCall(None, "play_music", {"query": query}))
+    assert ((found[0].name, found[1]) if found else None) == expected
+
+
+@pytest.mark.parametrize(("text", "action", "expected"), [
+    # dev8 (session 10): "freeze" stopped the music
+    ("Freeze the music, someone's at the door.", "stop", ("media_control", {"action": "pause"})),
+    ("Skip this one, it's awful.", "pause", ("media_control", {"action": "next"})),
+    ("Stop the music and go back one.", "stop", None),  # the request says the call's own action too
+    ("Pause the music.", "pause", None),
+])
+def test_the_players_action_the_request_says(home, text, action, expected):
+    found = transport_call(text, home, ToolCall(id="c1", name="media_control", arguments={"action": action}))
     assert ((found[0].name, found[1]) if found else None) == expected
 
 

@@ -78,6 +78,11 @@ STATES = {
 }
 #: "I can't see", "can't hear the music"
 CANNOT = {"see": ("light", 1), "hear": ("sound", 1)}
+#: a place likened to one that is dark, cold or hot ("The office is like a cave.")
+SIMILES = {**dict.fromkeys(("cave", "dungeon", "tomb", "crypt", "cellar", "coal mine", "black hole"), ("light", 1)),
+           **dict.fromkeys(("fridge", "freezer", "icebox", "igloo", "ice box", "the arctic", "antarctica"), ("heat", 1)),
+           **dict.fromkeys(("sauna", "oven", "furnace", "greenhouse", "steam room", "the sahara", "a desert"), ("heat", -1))}
+_LIKE = re.compile(r"\blike\s+(?:being\s+in\s+)?(?:an?\s+|the\s+)?(" + "|".join(sorted(SIMILES, key=len, reverse=True)) + r")\b")
 #: a comparative or verb that says the way itself
 COMPARATIVES = {
     "brighter": ("light", 1), "lighter": ("light", 1), "dimmer": ("light", -1), "darker": ("light", -1),
@@ -115,6 +120,8 @@ def wanted(request: str) -> tuple[str | None, int, bool] | None:
         return None
     if m := _CANNOT.search(low):
         return (*CANNOT[m.group(1)], True)
+    if m := _LIKE.search(low):
+        return (*SIMILES[m.group(1)], True)
     for m in re.finditer(r"[a-z]+", low):
         word = m.group(0)
         if word in STATES and (_FRAME.search(low[:m.start()]) or _HERE.match(low[m.end():])
@@ -245,7 +252,7 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
 
 #: how people say a player's own actions (an enum value of a tool: play, previous, next)
 TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "resume": "play", "unpause": "play",
-             "go back": "previous", "back one": "previous", "last one": "previous", "skip": "next"}
+             "go back": "previous", "back one": "previous", "last one": "previous", "skip": "next", "freeze": "pause"}
 
 
 def names_nothing(tool: Any, arguments: Mapping[str, Any]) -> bool:
@@ -276,15 +283,24 @@ def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | 
 
 def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[str, Any]] | None:
     """"Carry on playing the song." -> ``play_music("song")`` names nothing to play: the
-    player's action the request says instead (``media_control("play")``), or None."""
+    player's action the request says instead (``media_control("play")``), or None. A call of
+    the player with another action than the one the request says ("Freeze the music." ->
+    ``stop``) gets the said one."""
     tool = registry.get(call.name)
-    if tool is None or not isinstance(call.arguments, dict) or not names_nothing(tool, call.arguments):
+    if tool is None or not isinstance(call.arguments, dict):
         return None
     low = f" {' '.join(WORD.findall(request.lower()))} "
     actions = {value for said, value in TRANSPORT.items() if f" {said} " in low}
     if len(actions) != 1:
         return None
     (action,) = actions
+    for key, schema in properties(tool).items():
+        values = [v for v in enum_of(schema) if isinstance(v, str)]
+        if action in values and call.arguments.get(key) not in (None, action) \
+                and not any(f" {v.lower()} " in low for v in values if v != action):  # "stop ... and go back one"
+            return tool, {**call.arguments, key: action}
+    if not names_nothing(tool, call.arguments):
+        return None
     hits = [(t, k) for t in registry if t is not tool for k, sch in properties(t).items() if action in enum_of(sch)]
     return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 else None
 
