@@ -118,6 +118,8 @@ ALL = list(TOOLS.values())
     ("Open the door.", "media_control", {"action": "play"}, "device"),
     ("Morning! How are we today?", "get_time", {}, "unrelated"),
     ("How are we doing for time?", "get_time", {}, None),
+    ("Temp 19.", "set_thermostat", {"temperature": 19}, None),  # a short form of the tool's word
+    ("Temp 19.", "set_light", {"room": "living room", "on": True, "brightness": 19}, "unrelated"),
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why

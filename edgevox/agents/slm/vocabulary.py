@@ -75,8 +75,13 @@ dim brighten increase decrease change changes mute unmute skip arm disarm record
 """.split())
 
 
+#: spoken short forms of a tool's words ("Temp 19.", "Vol up.")
+SHORT_FORMS = {"temp": "temperature", "temps": "temperature", "vol": "volume"}
+
+
 def stem(word: str) -> str:
-    """A crude stem, enough to match lights/light and heating/heat."""
+    """A crude stem, enough to match lights/light and heating/heat (and temp/temperature)."""
+    word = SHORT_FORMS.get(word, word)
     for suffix in ("ing", "es", "ed", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             return word[: -len(suffix)]
