@@ -160,10 +160,11 @@ class CallDispatch:
         if self.stop.is_set():
             return Done("", STOP_CANCELLED)
         self._record_exchange(output.content, planned, results)
-        self.last_failed = not all(r.ok for r in results)
+        kept = [(c, r) for (c, _), r in zip(planned, results, strict=True) if r.error_type != "withdrawn"]
+        self.last_failed = not all(r.ok for _, r in kept)
         if end_reply is not None:
             return Done(end_reply, STOP_HOOK)
-        said = self._tools_say([c for c, _ in planned], results)
+        said = self._tools_say([c for c, _ in kept], [r for _, r in kept])
         more, self.ctx.more = self.ctx.more, None
         if said is not None and more and self.ctx.hops_left > 0:  # part of the request is still undone
             if self.ttft is None:

@@ -8,7 +8,9 @@ import json
 import math
 from typing import Any, Literal
 
-ErrorType = Literal["unknown_tool", "invalid_arguments", "exception", "timeout", "cancelled"]
+#: "withdrawn": a hook took the call back before it ran, and the hop goes on without it (its
+#: arguments were another part of the request's: ``agents.slm.grounding``)
+ErrorType = Literal["unknown_tool", "invalid_arguments", "exception", "timeout", "cancelled", "withdrawn"]
 
 DEFAULT_MAX_CHARS = 2000
 """Bound for ``to_model_text``: a 0.5 B model with a 4 k context cannot read a page of JSON."""

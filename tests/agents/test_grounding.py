@@ -12,6 +12,7 @@ from edgevox.agents import LLMAgent, default_slm_hooks
 from edgevox.agents.slm.grounding import (
     changes_things,
     changes_what_was_said,
+    from_another_part,
     is_question,
     target_words,
     unserved_devices,
@@ -178,6 +179,50 @@ def test_on_the_real_model_devices_no_tool_serves_are_left_alone(qwen_backend):
     assert home.lights["office"] is True, (r.calls, r.reply)
     r = agent.run("Shut the office light off.")
     assert home.lights["office"] is False, (r.calls, r.reply)
+
+
+@pytest.mark.parametrize(("request_", "name", "arguments", "taken"), [
+    # dev8 (session 10): the timer started, then cancel_timer("office") for the light's part
+    ("start a fifteen minute timer and uh turn off the office light", "cancel_timer", {"label": "office"}, True),
+    ("start a fifteen minute timer and uh turn off the office light", "start_timer", {"minutes": 15, "label": "timer"}, False),
+    ("start a fifteen minute timer and uh turn off the office light", "set_light", {"room": "office", "on": False}, False),
+    ("Cancel the kitchen timer and turn the kitchen light on", "cancel_timer", {"label": "kitchen"}, False),
+    ("Add milk and eggs to the list", "add_to_shopping_list", {"item": "eggs"}, False),
+    ("Turn on the kitchen and the office lights", "set_light", {"room": "office", "on": True}, False),
+    ("Turn off the office light", "cancel_timer", {"label": "office"}, False),  # one part: why_not's
+])
+def test_an_argument_taken_from_the_other_action(request_, name, arguments, taken):
+    assert from_another_part(request_, TOOLS[name], arguments, ALL) is taken
+
+
+def test_a_call_with_the_other_actions_words_is_taken_back_and_the_part_is_done():
+    """Two calls in one hop, the second with the words of the part the first did not do: it
+    is withdrawn (never runs, and does not spoil the hop's sentences) and the remainder hook
+    asks for that part."""
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([call("start_timer", minutes=15) + "\n" + call("cancel_timer", label="office"),
+                          call("set_light", room="office", on=False)], preset="qwen25")
+    ag, home = home_agent(be)
+    home.lights["office"] = True
+    r = ag.run("start a fifteen minute timer and uh turn off the office light")
+    assert [(c.name, c.dispatched) for c in r.calls] == [("start_timer", True), ("cancel_timer", False),
+                                                         ("set_light", True)], r.calls
+    assert r.calls[1].error_type == "withdrawn" and home.lights["office"] is False and len(home.timers) == 1
+    assert r.reply.startswith("Timer set for 15 minutes.") and "office" in r.reply, r.reply
+
+
+@pytest.mark.model
+def test_on_the_real_model_two_actions_each_get_their_own_words(qwen_backend):
+    """dev8 (session 9): the model started the timer and, in the same reply, called
+    cancel_timer("office") for the light's half; it ran and failed, and the light stayed on."""
+    from edgevox.examples.home import home_agent
+
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    home.lights["office"] = True
+    r = agent.run("start a fifteen minute timer and uh turn off the office light")
+    assert [t["seconds"] for t in home.timers] == [900] and home.lights["office"] is False, (r.calls, r.reply)
+    assert not any(c.dispatched and c.name == "cancel_timer" for c in r.calls), r.calls
 
 
 def test_a_request_that_points_back_is_grounded_by_the_one_before():

@@ -3,7 +3,8 @@ block or rewrite a call that BFCL's ground truth says is right.
 
 Each ground-truth call of simple, multiple, parallel, parallel_multiple and the live
 categories (3152 calls, their first acceptable value per argument) is put through what
-``default_slm_hooks()`` checks before a call runs: grounding's verdict (``why_not``) and
+``default_slm_hooks()`` checks before a call runs: grounding's verdict (``why_not``, and
+whether a call took its words from another part of a two-action request) and
 the argument repairs of ``unit_args`` (units, amounts in words, names, decimals, levels).
 Pure logic, ~20 s, no model. Measured in session 7: session 6's "a reader asked about a
 place its call leaves out" read "in the form of", "at the center of", "in the next 20
@@ -20,7 +21,7 @@ from collections import Counter
 
 import pytest
 
-from edgevox.agents.slm.grounding import why_not
+from edgevox.agents.slm.grounding import from_another_part, why_not
 from edgevox.agents.slm.unit_args import REPAIRS, move_units
 from edgevox.bfcl.data import load_cases
 from edgevox.bfcl.schema import sanitize_name
@@ -61,7 +62,8 @@ def test_no_hook_rule_blocks_or_rewrites_a_right_call(category, bfcl_data_dir):
     blocked, rewritten, calls = Counter(), [], 0
     for case_id, request, tool, args, tools in _right_calls(category, bfcl_data_dir):
         calls += 1
-        reason = why_not(request, tool, args, tools)
+        reason = why_not(request, tool, args, tools) or (
+            "another part" if from_another_part(request, tool, args, tools) else None)
         if reason is not None:
             blocked[case_id] += 1
             if not category.startswith("live"):

@@ -55,7 +55,7 @@ from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import said_numbers
+from edgevox.agents.slm.amounts import JOIN, said_numbers
 from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -284,6 +284,33 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
 _SHARED = frozenset({"temperature", "home", "item", "level", "current", "target"})
 
 
+def from_another_part(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> bool:
+    """Two actions in one sentence ("start a fifteen minute timer and uh turn off the office
+    light"): does the call take a word-string argument ("office") only from parts of the
+    request that are not about its tool, but about another one (``cancel_timer("office")``:
+    the second part is the light's, by the thing it names)? Only a request of one sentence
+    (what a person says at once; not a paragraph of tasks) and two parts or more."""
+    if re.search(r"[.!?]\s+\S", request.strip()):
+        return False
+    parts = [p for p in (p.strip(" ,.") for p in JOIN.split(request)) if len(p.split()) >= 2]
+    if len(parts) < 2:
+        return False
+    own = target_words(tool)
+    others = [t for t in tools if t.name != tool.name]
+
+    def about_another(part: str) -> bool:
+        said = content_words(part)
+        return not said & own and why_not(part, tool, arguments, tools) is not None and any(
+            said & (target_words(t) - UNITS) and why_not(part, t, {}, tools) is None for t in others)
+
+    for value in (v for v in arguments.values() if isinstance(v, str) and _wordy(v)):
+        words = WORD.findall(value.lower())
+        holding = [p for p in parts if all(re.search(rf"\b{re.escape(w)}\b", p.lower()) for w in words)]
+        if holding and all(about_another(p) for p in holding):
+            return True
+    return False
+
+
 def _echoed(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
     """Is the whole request (three words or more) the value of an optional string argument?
     ("Remind me to ring the dentist tomorrow." -> ``start_timer(label=<the request>)``)"""
@@ -395,10 +422,23 @@ class Grounding(Hook):
 
         registry = ctx.registry
         tool = registry.get(call.name)
-        if tool is None or not isinstance(call.arguments, dict) or ctx.successes():
-            return None  # unknown names are unknown_tool's; after a success the turn is on track
+        if tool is None or not isinstance(call.arguments, dict):
+            return None  # unknown names are unknown_tool's
         tools = list(registry)
+        seen = ctx.state(self).setdefault("calls_of_hop", {})
+        earlier, seen[ctx.hop] = seen.get(ctx.hop, 0), seen.get(ctx.hop, 0) + 1
+        if earlier and tool.name not in ctx.state(self).get(PLANNED, ()) \
+                and from_another_part(ctx.text, tool, call.arguments, tools):
+            # the hop's other call did its own part; this one took the other part's words: it
+            # is taken back and the hop goes on (the remainder hook asks for the part undone)
+            withdrawn = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
+                                   error_type="withdrawn", call_id=call.id)
+            return HookResult.replace(withdrawn, reason=f"{call.name} took another part's words")
+        if ctx.successes():
+            return None  # after a success the turn is on track
         reason = reason_for(ctx, tool, call.arguments)
+        if reason is None and from_another_part(ctx.text, tool, call.arguments, tools):
+            reason = "unrelated"
         if reason is None:
             return None
         reply = REPLIES[reason]
