@@ -85,8 +85,10 @@ class Remainder(Hook):
 
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
         st = ctx.state(self)
-        if st.get("done") or ctx.hop != 0 or not getattr(result, "ok", False):
-            return None  # (the turn goes on only when every call succeeded: dispatch checks)
+        if st.get("done") or not getattr(result, "ok", False) or any(
+                r.dispatched and r.error is None and r.hop < ctx.hop for r in ctx.records):
+            return None  # only the turn's first hop that acts (a blocked first call may be redirected);
+            # the turn goes on only when every call of that hop succeeded: dispatch checks
         called = {r.name for r in ctx.records} | {result.name}
         found = self.undone(ctx, called)
         st["pending"] = found
