@@ -38,6 +38,8 @@ TOOLS = {t.name: t for t in Home().tools()}
     ("Half an hour, no, 40 minutes.", None),
     ("Half the lights.", None),
     ("Timer for an hour and three quarters.", 6300),  # dev8 (session 9): 1 h 3 min
+    ("Hour and a half on the timer for the brisket.", 5400),  # dev9: no article -> 1 h 30 s
+    ("Timer, hour and a quarter.", 4500),
 ])
 def test_time_amounts_with_a_fraction(text, seconds):
     assert said_seconds(text) == seconds
@@ -138,6 +140,14 @@ def test_a_level_said_to_or_at_in_the_part_about_the_tool():
                        ("Volume to 30.", {"level": 30})]:  # held already
         assert fix_said_level(text, volume, args) is None, text
     assert fix_said_level("Kitchen light on at 7 pm.", light, {"room": "kitchen", "on": True}) is None  # a time
+    # dev9: "Bathroom to eighty." names the light by the call's own room, not by "light"
+    assert fix_said_level("Bathroom to eighty.", light, {"room": "bathroom", "on": True, "brightness": None}) == {
+        "room": "bathroom", "on": True, "brightness": 80}
+    assert fix_said_level("Bathroom to eighty.", light, {"room": "kitchen", "on": True}) is None  # another room's
+    # dev8, run again in session 11: "Kitchen, 35." -> brightness None (terse: no "to")
+    assert fix_said_level("Kitchen, 35.", light, {"room": "kitchen", "on": True, "brightness": None})["brightness"] == 35
+    assert fix_said_level("Fifty in the kitchen.", light, {"room": "kitchen", "on": True})["brightness"] == 50
+    assert fix_said_level("Kitchen light on for 5 minutes.", light, {"room": "kitchen", "on": True}) is None
 
 
 def test_a_setters_number_the_request_does_not_say_is_the_one_it_says():

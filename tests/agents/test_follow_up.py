@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from agent_fakes import ScriptedBackend, call
 
-from edgevox.agents.slm.follow_up import previous_call, retarget, retarget_name
+from edgevox.agents.slm.follow_up import previous_call, retarget, retarget_name, retarget_number
 from edgevox.examples.home import Home, home_agent
 from edgevox.tools import ToolRegistry
 
@@ -71,3 +71,38 @@ def test_a_new_name_alone_retargets_the_call_that_held_one():
     for text in ("And in the kitchen?", "What about tomorrow?", "And Rome, is it raining there?", "And in Madrid?", "What about Friday?"):
         assert retarget_name(text, weather, {"location": "Madrid"}) is None, text
     assert retarget_name("And in Rome?", weather, {}) is None  # no name held before
+
+
+def test_a_new_number_alone_changes_the_one_number_the_call_set():
+    tools = ToolRegistry(Home().tools())
+    thermostat, timer, volume = tools.get("set_thermostat"), tools.get("start_timer"), tools.get("set_volume")
+    # dev9: "Nah, twenty two." after the thermostat at 20 -> no call at all
+    assert retarget_number("Nah, twenty two.", thermostat, {"temperature": 20, "unit": "celsius"}) == {
+        "temperature": 22, "unit": "celsius"}
+    assert retarget_number("Make that 50 minutes.", timer, {"minutes": 40, "label": "pie", "hours": 0}) == {
+        "minutes": 50, "label": "pie", "hours": 0}
+    assert retarget_number("Thirty.", volume, {"level": 20, "change": None}) == {"level": 30, "change": None}
+    for text, tool, before in [("Twenty two degrees in the bedroom.", thermostat, {"temperature": 20}),  # says more
+                               ("Fifty.", timer, {"hours": 1, "minutes": 40}),  # which of two numbers?
+                               ("Twenty.", thermostat, {"temperature": 20}),  # nothing new
+                               ("One more.", volume, {"level": 20})]:
+        assert retarget_number(text, tool, before) is None, text
+
+
+def test_scripted_a_bare_number_after_the_thermostat_sets_it_again():
+    # the hop is forced to the thermostat (a grammar of that tool alone); the model's numbers are replaced
+    be = ScriptedBackend([call("set_thermostat", temperature=20, unit="celsius"), call("set_thermostat", temperature=2)],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    agent.run("Let's have the heating on twenty.")
+    r = agent.run("Nah, twenty two.")
+    assert [(c.name, c.arguments) for c in r.calls] == [("set_thermostat", {"temperature": 22, "unit": "celsius"})]
+    assert home.thermostat_c == 22 and be.requests[1]["grammar"].strategy == "single"
+
+
+@pytest.mark.model
+def test_on_the_real_model_a_bare_number_after_the_thermostat_is_the_thermostat(qwen_backend):
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    agent.run("Heating to twenty, please.")
+    r = agent.run("Hmm, actually twenty three.")
+    assert home.thermostat_c == 23, (r.calls, r.reply)

@@ -121,6 +121,14 @@ ALL = list(TOOLS.values())
     ("How are we doing for time?", "get_time", {}, None),
     ("Temp 19.", "set_thermostat", {"temperature": 19}, None),  # a short form of the tool's word
     ("Temp 19.", "set_light", {"room": "living room", "on": True, "brightness": 19}, "unrelated"),
+    # session 11 (dev9): a polite request after a statement or a lead-in is no question; a
+    # garden is a place the home lacks; a towel rail is a device no tool serves
+    ("Get some light going in the dining room, will you?", "set_light", {"room": "dining room", "on": True}, None),
+    ("When you get a moment, could you turn the hallway light on for me?", "set_light", {"room": "hallway", "on": True}, None),
+    ("The cake needs thirty-five minutes, can you time it?", "start_timer", {"minutes": 35}, None),
+    ("The hallway light, can you check if it's on?", "set_light", {"room": "hallway", "on": True}, "question"),
+    ("uh garden lights on please", "set_light", {"room": "garage", "on": True}, "place"),
+    ("Turn on the heated towel rail in the bathroom.", "set_light", {"room": "bathroom", "on": True}, "device"),
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why
@@ -138,6 +146,8 @@ def test_vocabulary_comes_from_the_registry():
     assert is_question("Does it rain?") and not is_question("Do the kitchen next.")
     assert is_question("Volume level?") and is_question("Bedroom humidity?")  # terse, said as a question
     assert not is_question("Could the bathroom be a bit brighter, like 80?") and not is_question("Mind turning it off?")
+    assert not is_question("Bring the heat up, would you?") and is_question("Is the light on, can you check?")
+    assert is_question("If you could, what is the time?") and is_question("When does the shop open?")
 
 
 def test_a_blocked_call_ends_the_turn_in_words_without_another_hop():

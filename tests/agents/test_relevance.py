@@ -128,6 +128,18 @@ def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_ca
     assert r.calls[0].dispatched and r.calls[0].error is None
 
 
+def test_a_tool_that_only_tells_is_trusted_nearer_the_no_tool_lines(embedder):
+    # dev9 (session 11): no shared word, the weather well ahead of the others by meaning but
+    # below the setters' trust threshold -- blocked before
+    be, agent, home = _gated([call("get_weather")], embedder)
+    r = agent.run("Am I going to get soaked walking the dog later?")
+    assert r.calls[0].dispatched and r.calls[0].error is None
+    # with the setters' threshold for every tool (the gate before) it was blocked
+    be, agent, home = _gated([call("get_weather")], embedder, read_trust_above=None)
+    r = agent.run("Am I going to get soaked walking the dog later?")
+    assert not r.calls[0].dispatched
+
+
 def test_far_blocks_a_tool_far_from_the_request_by_meaning_and_the_shipped_gate_answers_in_words(embedder):
     be, agent, home = _gated([call("play_music", query="cats")], embedder, answer_below=None, far_below=-0.15)
     r = agent.run("Tell me a joke about cats.")  # the query said verbatim grounds it by words

@@ -86,6 +86,9 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
     assert planned("Turn it up a notch.", home, ("play_music", {"query": "ABBA"})) is None
     assert planned("More jazz.", home, ("set_volume", {"level": 30})) is None
     assert planned("Bit more.", home) is None
+    # dev9 (session 11): "a couple more" is two steps ("couple" had made it no bare way: the volume)
+    assert planned("Up a couple more.", home, ("set_thermostat", {"temperature": 67, "unit": "fahrenheit"})) == \
+        ("set_thermostat", {"temperature": 69, "unit": "fahrenheit"})
 
 
 @pytest.mark.parametrize(("text", "item"), [
@@ -111,6 +114,8 @@ def test_out_of_something_puts_it_on_the_list(home, text, item):
     ("Skip this song.", "song", ("media_control", {"action": "next"})),
     ("Continue playing Adele.", "Adele", None),   # names what to play
     ("Play some music.", "music", None),          # names nothing, but asks for nothing else either
+    # dev9 (session 11): the query "back up"
+    ("Pick the music back up where it was.", "back up", ("media_control", {"action": "play"})),
 ])
 def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query, expected):
     found = transport_call(text, home, ToolCall(None, "play_music", {"query": query}))
@@ -123,6 +128,9 @@ def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query,
     ("Skip this one, it's awful.", "pause", ("media_control", {"action": "next"})),
     ("Stop the music and go back one.", "stop", None),  # the request says the call's own action too
     ("Pause the music.", "pause", None),
+    # dev9 (session 11): the model's right call, said in the request's own words, blocked by grounding
+    ("Heard this one a million times, move on.", "next", ("media_control", {"action": "next"})),
+    ("Skip the fan.", "next", None),  # a device no tool serves: no player's command
 ])
 def test_the_players_action_the_request_says(home, text, action, expected):
     found = transport_call(text, home, ToolCall(id="c1", name="media_control", arguments={"action": action}))

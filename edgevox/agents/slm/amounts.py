@@ -34,7 +34,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from edgevox.agents.slm.vocabulary import WORD, changes_things, properties, stem, target_words
+from edgevox.agents.slm.vocabulary import (
+    FILLERS,
+    GENERIC,
+    WORD,
+    changes_things,
+    enum_of,
+    properties,
+    stem,
+    target_words,
+)
 
 #: seconds in a time unit (a parameter's name, singular)
 SECONDS = {"hour": 3600, "minute": 60, "second": 1}
@@ -46,8 +55,10 @@ _SMALL = {"a": 1, "an": 1, **{w: n for n, w in enumerate(NUMBER_WORDS) if 1 <= n
 _NUM = r"(\d+|" + "|".join(_SMALL) + ")"
 _UNIT = r"(hour|minute|second)s?"
 _AMOUNTS = [  # (pattern, how to read its groups)
-    # "two hours and a half", "an hour and a quarter", "an hour and three quarters"
-    (re.compile(rf"\b{_NUM}\s+{_UNIT}\s+and\s+(an?|three)\s+(half|quarters?)\b"), lambda g: (g[0], g[3], g[1], g[2])),
+    # "two hours and a half", "an hour and a quarter", "an hour and three quarters", and with no
+    # article at all ("Hour and a half on the timer.")
+    (re.compile(rf"(?:\b{_NUM}\s+|(?<![\w-])(?<![\w-]\s)){_UNIT}\s+and\s+(an?|three)\s+(half|quarters?)\b"),
+     lambda g: (g[0] or "a", g[3], g[1], g[2])),
     # "one and a half hours"
     (re.compile(rf"\b{_NUM}\s+and\s+an?\s+(half|quarter)\s+{_UNIT}\b"), lambda g: (g[0], g[1], g[2])),
     # "half an hour", "a quarter of an hour", "three quarters of an hour", "half hour"
@@ -296,19 +307,35 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
 
 def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the one ranged parameter the call left empty set to the "to/at N"
-    said in the part of the request that names the tool's target, or None."""
+    said in the part of the request that names the tool's target or the call's own place, or
+    to the one number of a terse part that says nothing else ("Kitchen, 35."), or None."""
     if (ranged := the_ranged_parameter(tool)) is None:
         return None
     key, (lo, hi) = ranged
     if arguments.get(key) is not None:
         return None
     targets = target_words(tool)
+    # a part names the call's thing by its target word ("light") or by the call's own place or
+    # other enum value ("Bathroom to eighty." -> room "bathroom")
+    chosen = [str(v).lower() for k, v in arguments.items()
+              if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
     for part in JOIN.split(request.lower()):
-        if not {stem(w) for w in WORD.findall(part)} & targets:
+        said = f" {' '.join(WORD.findall(part))} "
+        if not ({stem(w) for w in WORD.findall(part)} & targets or any(f" {v} " in said for v in chosen)):
             continue
         words = TOKEN.findall(_CLOCK.sub(" ", part).replace("-", " "))  # "at 7 pm" is a time, not a level
         found = [n[0] for i, w in enumerate(words[:-1]) if w in ("to", "at") and (n := number_at(words, i + 1, articles=False))
                  and not set(words[i + 1 + n[1]:i + 2 + n[1]]) & _UNIT_WORDS]
+        if not found:  # terse, with no "to" ("Kitchen, 35."): the part's one number, not a step ("up by 20")
+            numbers = [(i, n) for i in range(len(words)) if (n := number_at(words, i, articles=False))
+                       and (i == 0 or number_at(words, i - 1, articles=False) is None)]
+            named = {w for v in chosen for w in WORD.findall(v)} | {"percent"}
+            others = [w for w in WORD.findall(part) if w not in GENERIC and w not in FILLERS and w not in named and stem(w) not in targets
+                      and not number_at([w], 0, articles=False)]
+            if len(numbers) == 1 and not others:  # nothing else said ("... for myself and one other adult")
+                i, (value, width) = numbers[0]
+                if (words[i - 1] if i else "") not in _NOT_A_LEVEL and not set(words[i + width:i + width + 1]) & _UNIT_WORDS:
+                    found = [value]
         if len(found) == 1 and lo <= found[0] <= hi:
             return {**arguments, key: int(found[0]) if float(found[0]).is_integer() else found[0]}
     return None
@@ -316,3 +343,5 @@ def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
 
 _CLOCK = re.compile(r"\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\b\.?|p\.?m\b\.?|o'?clock\b)|\b\d{1,2}:\d{2}\b")
 _UNIT_WORDS = frozenset("hour hours minute minutes min mins second seconds degree degrees".split())
+#: a number after these is a step or a time, not the level ("up by 20", "for 5", "in 10")
+_NOT_A_LEVEL = frozenset("by for in after every than of times".split())

@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.vocabulary import WORD, enum_of, properties
+from edgevox.agents.slm.amounts import NUMBER_WORDS, TENS, TOKEN, spoken_numbers
+from edgevox.agents.slm.vocabulary import FILLERS, WORD, enum_of, properties
 
 #: words that carry no request of their own in a follow-up ("and the office too", "what about ...")
 GLUE = frozenset("""
@@ -101,6 +102,31 @@ def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     return {**arguments, names[0]: m.group(1)}
 
 
+#: what a bare new number may come with ("Nah, twenty two.", "Make that 70 instead.")
+_NUMBER_GLUE = GLUE | FILLERS | frozenset("""
+nah no nope actually make that it instead rather sorry wait change degrees degree percent
+""".split())
+
+
+def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``arguments`` with the one number the previous call set (a temperature, a timer's
+    minutes) changed to the one number ``text`` says with nothing else ("Nah, twenty two."
+    after the thermostat at 20), or None."""
+    numbers = spoken_numbers(text)
+    props = properties(tool)
+    held = [k for k, v in arguments.items()
+            if k in props and isinstance(v, (int, float)) and not isinstance(v, bool) and v]
+    if len(numbers) != 1 or len(held) != 1:
+        return None
+    key = held[0]
+    unit = {key.lower(), key.lower().rstrip("s")}  # "Make that 50 minutes." after minutes=40
+    words = TOKEN.findall(text.lower().replace("-", " "))
+    rest = [w for w in words if not w[0].isdigit() and w not in NUMBER_WORDS and w not in TENS
+            and w not in _NUMBER_GLUE and w.rstrip("s") not in unit]
+    new = int(numbers[0]) if float(numbers[0]).is_integer() else numbers[0]
+    return None if rest or arguments[key] == new else {**arguments, key: new}
+
+
 class FollowUp(Hook):
     """Re-targets the previous turn's call when the request names only a new value for it
     (see the module docstring)."""
@@ -113,7 +139,8 @@ class FollowUp(Hook):
             return None
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
         tool = ctx.registry.get(prev[0]) if prev else None
-        args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])) if tool is not None else None
+        args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
+                or retarget_number(ctx.text, tool, prev[1])) if tool is not None else None
         if args is None:
             return None
         ctx.state(self)["call"] = (tool.name, args)

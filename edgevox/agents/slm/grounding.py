@@ -111,10 +111,21 @@ _POLITE = frozenset("can could would will won't wouldn't mind may might shall sh
 _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor", "where"})
 
 
+#: a lead-in that only says when or whether the speaker minds ("When you get a moment, ...",
+#: "If you don't mind, ..."): what follows its comma is the request
+_LEAD_IN = re.compile(r"^\W*(?:(?:uh|um|er|oh|ok|okay|hey)\W+)*(?:when|whenever|if|once)\s+you\b[^,?]{0,40},\s*")
+#: a polite request after a statement ("The cake needs 35 minutes, can you time it?") or as a
+#: tag ("Get some light going in the dining room, will you?")
+_POLITE_CLAUSE = re.compile(r",\s*(?:please\s+)?(?:can|could|would|will|won't|wouldn't)\s+you\b"
+                            r"(?!\s+(?:please\s+)?(?:check|tell|see|find|confirm|let|say|look)\b)[^,]*$")
+
+
 def is_question(text: str) -> bool:
-    """A question about something, not a polite request ("Can you dim the lights?") nor an
-    order that starts with "do" ("Do the bedroom as well.")."""
-    words = re.findall(r"[a-z']+", text.lower())
+    """A question about something, not a polite request ("Can you dim the lights?", "Bring
+    the heat up, would you?", "When you get a moment, could you ...?") nor an order that
+    starts with "do" ("Do the bedroom as well.")."""
+    text = _LEAD_IN.sub("", text.lower())
+    words = re.findall(r"[a-z']+", text)
     while len(words) > 1 and words[0] in FILLERS:
         words = words[1:]
     if not words or " ".join(words).startswith(_NOT_ASKING):
@@ -122,6 +133,9 @@ def is_question(text: str) -> bool:
     asked = text.rstrip().endswith("?")
     if words[-1] in _STATE_WORDS:
         return True
+    if words[0] not in _ASKS and _POLITE_CLAUSE.search(text):
+        return False  # a statement, then "can you ...?": a request ("Is it on, can you check?" and
+        # "The hall light, can you check it?" ask)
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it

@@ -78,6 +78,7 @@ REDIRECT_ABOVE: float | None = 0.05
 #: the one-off note of a redirected hop (never stored in the session)
 REDIRECT_NOTE = 'Call {tool} for the request "{request}", with the arguments it says.'
 TRUST_ABOVE: float | None = 0.3
+READ_TRUST_ABOVE: float | None = 0.2
 #: a call of a tool this far below the nearest no-tool line is blocked (off: see RelevanceGate)
 FAR_BELOW: float | None = None
 TRUST_LEAD = 0.1
@@ -180,7 +181,13 @@ class RelevanceGate(Hook):
     * **trust**: a call of the nearest tool, well ahead of the others (``margin`` at least
       ``trust_above``, ``trust_lead`` over the runner-up), is related to the request though
       it shares no word with it ("Should I bring an umbrella?" -> the weather): grounding
-      skips its no-shared-word check (not the device, question and place checks);
+      skips its no-shared-word check (not the device, question and place checks). A tool
+      that only tells (``get_time``, ``get_weather``: nothing in the home changes if it is
+      wrong) is trusted from ``read_trust_above``: on the tuning splits dev to dev9 (first
+      turns), a read-only nearest tool at least 0.2 ahead of the no-tool lines and
+      ``trust_lead`` ahead of the next tool was the right one for 58 requests (43 at 0.3);
+      the 4 other lines there are blocked by the question, place or device checks anyway
+      ("Is it chilly in the den right now?", "Wind the awning out, it's sunny.");
     * **redirect**: when grounding blocks a call as sharing nothing with the request, and
       the request looks like one (``margin`` at least ``redirect_above``) for another tool
       that shares a word of its vocabulary with it, the next hop must call that tool (its
@@ -200,8 +207,9 @@ class RelevanceGate(Hook):
     def __init__(self, *, answer_below: float | None = ANSWER_BELOW, call_above: float | None = CALL_ABOVE,
                  redirect_above: float | None = REDIRECT_ABOVE, trust_above: float | None = TRUST_ABOVE,
                  trust_lead: float = TRUST_LEAD, unreported: bool = True, far_below: float | None = FAR_BELOW,
-                 embedder: Any = None, **kw: Any):
+                 read_trust_above: float | None = READ_TRUST_ABOVE, embedder: Any = None, **kw: Any):
         super().__init__(**kw)
+        self.read_trust_above = read_trust_above if trust_above is not None else None
         self.far_below = far_below
         self.unreported = unreported
         self.trust_above = trust_above
@@ -340,7 +348,10 @@ class RelevanceGate(Hook):
             redirect_above = max(redirect_above or 0.0, self.call_above)
         else:
             name, sim = rel.best
-            if (name == call.name and self.trust_above is not None and rel.margin >= self.trust_above
+            trust = self.trust_above
+            if not changes_things(tool) and self.read_trust_above is not None and trust is not None:
+                trust = min(trust, self.read_trust_above)  # a wrong read changes nothing in the home
+            if (name == call.name and trust is not None and rel.margin >= trust
                     and sim - rel.runner_up() >= self.trust_lead):
                 ctx.state(Grounding.name).setdefault(RELATED, set()).add(name)  # "Bring an umbrella?" -> weather
                 return None

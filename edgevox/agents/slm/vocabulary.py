@@ -35,7 +35,7 @@ lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven o
 cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
 cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
-lawn lawns garden pool hedge
+lawn lawns garden pool hedge rail rails
 """.split())
 #: Services a home assistant is often asked for (generic knowledge, written here): a request
 #: naming one that no tool's vocabulary mentions asks for what no tool does
@@ -55,7 +55,7 @@ OPENERS = frozenset({"open", "opens", "close", "closes", "shut", "lock", "unlock
 #: request naming one the registry does not know is about a place it does not have
 PLACES = frozenset("""
 attic loft basement cellar conservatory porch patio pantry laundry nursery utility mudroom foyer
-balcony deck shed driveway closet playroom gym sunroom workshop yard backyard terrace greenhouse
+balcony deck shed driveway closet playroom gym sunroom workshop yard backyard terrace greenhouse garden
 """.split())
 #: every room or place of a home, common ones too: "in the den" is a room, "in the form of"
 #: or "at the center of" is not

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
@@ -64,6 +64,7 @@ from edgevox.agents.slm.vocabulary import (
     properties,
     stem,
     target_words,
+    without_idioms,
 )
 
 #: what names each quantity in a tool's target words (its name and first sentence)
@@ -94,7 +95,10 @@ BARE = {"more": 1, "up": 1, "higher": 1, "less": -1, "down": -1, "lower": -1}
 #: words a bare way may come with
 _BARE_GLUE = frozenset("""
 bit little notch touch tad slightly even just make go turn bring keep more much lot way yeah yes it
+couple few notches degree degrees points steps
 """.split()) | GLUE | FILLERS
+#: how many steps a bare way says ("Up a couple more." after the thermostat at 67 -> 69)
+_STEPS = {"couple": 2, "few": 3}
 #: a complaint's frame: "too dark", "so loud", "it's freezing", "pitch black", "dark in here"
 _FRAME = re.compile(r"\b(?:too|so|way|really|very|pretty|pitch|it's|its|it is|getting|bit)\s+(?:\w+\s+)?$")
 #: "the speakers are deafening", "the hallway's dark": a state said of a thing (not "black"; not
@@ -178,6 +182,7 @@ def arguments_for(tool: Any, way: int, request: str, before: Mapping[str, Any] |
     key, value = moved[0]
     bounds = value_range(props[key])
     step = (bounds[1] - bounds[0]) / 10 if bounds else 1
+    step *= max((_STEPS.get(w, 1) for w in WORD.findall(request.lower())), default=1)
     new = value + way * step
     if bounds:
         new = min(max(new, bounds[0]), bounds[1])
@@ -252,14 +257,16 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
 
 #: how people say a player's own actions (an enum value of a tool: play, previous, next)
 TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "resume": "play", "unpause": "play",
-             "go back": "previous", "back one": "previous", "last one": "previous", "skip": "next", "freeze": "pause"}
+             "go back": "previous", "back one": "previous", "last one": "previous", "skip": "next", "freeze": "pause",
+             "move on": "next", "back up where": "play", "pick up where": "play", "left off": "play"}
 
 
-def names_nothing(tool: Any, arguments: Mapping[str, Any]) -> bool:
-    """Are the call's required strings only the tool's own words ("the song", "last song")?"""
+def names_nothing(tool: Any, arguments: Mapping[str, Any], said: Iterable[str] = ()) -> bool:
+    """Are the call's required strings only the tool's own words ("the song", "last song"), or
+    those of the player's command ``said`` ("Pick the music back up" -> query "back up")?"""
     required = set((tool.parameters or {}).get("required") or ())
     strings = [v for k, v in arguments.items() if k in required and isinstance(v, str)]
-    own = target_words(tool) | {"last", "this", "that", "current", "same"}
+    own = target_words(tool) | {"last", "this", "that", "current", "same"} | {stem(w) for w in said}
     return bool(strings) and all(stem(w) in own or w in GENERIC for v in strings for w in WORD.findall(v.lower()))
 
 
@@ -287,19 +294,22 @@ def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[st
     the player with another action than the one the request says ("Freeze the music." ->
     ``stop``) gets the said one."""
     tool = registry.get(call.name)
-    if tool is None or not isinstance(call.arguments, dict):
-        return None
+    if tool is None or not isinstance(call.arguments, dict) or unserved_devices(without_idioms(request), list(registry)):
+        return None  # "Skip the fan." is no player's command (someone at the door is no door)
     low = f" {' '.join(WORD.findall(request.lower()))} "
-    actions = {value for said, value in TRANSPORT.items() if f" {said} " in low}
+    phrases = [said for said in TRANSPORT if f" {said} " in low]
+    actions = {TRANSPORT[said] for said in phrases}
     if len(actions) != 1:
         return None
     (action,) = actions
     for key, schema in properties(tool).items():
         values = [v for v in enum_of(schema) if isinstance(v, str)]
-        if action in values and call.arguments.get(key) not in (None, action) \
+        if action in values and call.arguments.get(key) == action:
+            return tool, dict(call.arguments)  # the call the request says in its own words ("move on" -> next)
+        if action in values and call.arguments.get(key) is not None \
                 and not any(f" {v.lower()} " in low for v in values if v != action):  # "stop ... and go back one"
             return tool, {**call.arguments, key: action}
-    if not names_nothing(tool, call.arguments):
+    if not names_nothing(tool, call.arguments, " ".join(phrases).split()):
         return None
     hits = [(t, k) for t in registry if t is not tool for k, sch in properties(t).items() if action in enum_of(sch)]
     return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 else None
@@ -414,7 +424,7 @@ class Wants(Hook):
             tool, args = instead
             ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
             return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
-                                      reason=f"{call.name} named nothing: {tool.name} with {args}")
+                                      reason=f"the player's command said: {tool.name} with {args}")
         return self._one_item(ctx, call)
 
     def _one_item(self, ctx: TurnContext, call: Any) -> HookResult | None:
