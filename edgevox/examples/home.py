@@ -126,7 +126,7 @@ PHRASINGS: dict[str, list[str]] = {
     "get_time": [
         "The time?", "What's the time right now?", "Tell me the time.", "Do you have the time?",
         "What's the current time?", "Clock.", "What time is it now?", "What's the date today?", "What day is it?",
-        "Quick time check, please.", "Is it noon yet?", "How late is it?",
+        "Quick time check, please.", "Is it noon yet?",
     ],
 }
 
