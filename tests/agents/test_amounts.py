@@ -200,3 +200,28 @@ def test_a_level_said_is_not_set_on_a_light_switched_off():
     assert fix_level_switched_off("Kitchen light down.", light, {"room": "kitchen", "on": False, "brightness": 30}) is None
     assert fix_level_switched_off("Kitchen to 30.", light, {"room": "kitchen", "on": True, "brightness": 30}) is None
     assert fix_level_switched_off("Volume to 30.", TOOLS["set_volume"], {"level": 30}) is None  # no on/off flag
+
+
+def test_hundreds_in_words_and_a_plain_length_the_call_lost():
+    from edgevox.agents.slm.amounts import fix_duration, spoken_numbers
+
+    assert spoken_numbers("A hundred and fifty minutes on the timer, please.") == [150]
+    assert spoken_numbers("two hundred and twenty") == [220] and spoken_numbers("three hundred five") == [305]
+    timer = TOOLS["start_timer"]
+    # dev10 (session 11): 150 minutes -> 105 minutes, a number never said
+    assert fix_duration("A hundred and fifty minutes on the timer, please.", timer,
+                        {"minutes": 105, "hours": 0, "seconds": 0}) == {"hours": 2, "minutes": 30, "seconds": 0}
+    assert fix_duration("Timer 2 hours 10 minutes.", timer, {"hours": 10, "minutes": 2}) is None  # the numbers said: unit_args'
+    assert fix_duration("Timer 20 minutes, for 4 people.", timer, {"minutes": 25}) is None  # another number said
+
+
+def test_a_share_said_as_the_level():
+    volume, light = TOOLS["set_volume"], TOOLS["set_light"]
+    from edgevox.agents.slm.amounts import fix_level_switched_off, fix_share
+
+    # dev10 (session 11): "Volume at half." -> change "down"; "to a fifth" -> on=False, 5
+    assert fix_share("Volume at half.", volume, {"change": "down", "level": None}) == {"change": None, "level": 50}
+    assert fix_share("Turn the volume down by half.", volume, {"change": "down", "level": None}) is None  # a step
+    fixed = fix_share("Drop the hallway light to a fifth.", light, {"room": "hallway", "on": False, "brightness": 5})
+    assert fixed == {"room": "hallway", "on": False, "brightness": 20}
+    assert fix_level_switched_off("Drop the hallway light to a fifth.", light, fixed)["on"] is True

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 from agent_fakes import ScriptedBackend, call
 
-from edgevox.agents.slm.follow_up import previous_call, retarget, retarget_name, retarget_number
+from edgevox.agents.slm.follow_up import (
+    previous_call,
+    retarget,
+    retarget_name,
+    retarget_number,
+    undo,
+)
 from edgevox.examples.home import Home, home_agent
 from edgevox.tools import ToolRegistry
 
@@ -106,3 +112,31 @@ def test_on_the_real_model_a_bare_number_after_the_thermostat_is_the_thermostat(
     agent.run("Heating to twenty, please.")
     r = agent.run("Hmm, actually twenty three.")
     assert home.thermostat_c == 23, (r.calls, r.reply)
+
+
+def test_scrap_it_undoes_the_call_just_made():
+    tools = ToolRegistry(Home().tools())
+    timer, adder, light = tools.get("start_timer"), tools.get("add_to_shopping_list"), tools.get("set_light")
+    found = undo("Actually, scrap it.", tools, timer, {"minutes": 10, "label": "pasta"})  # dev10: no call
+    assert (found[0].name, found[1]) == ("cancel_timer", {"label": "pasta"})
+    found = undo("Cancel that, I changed my mind.", tools, adder, {"item": "milk"})
+    assert (found[0].name, found[1]) == ("remove_from_shopping_list", {"item": "milk"})
+    assert undo("Scrap it.", tools, light, {"room": "kitchen", "on": True}) is None  # nothing undoes a light
+    assert undo("Cancel the pasta one and start another.", tools, timer, {"minutes": 10}) is None  # says more
+
+
+def test_scripted_scrap_it_after_a_timer_cancels_that_timer():
+    be = ScriptedBackend([call("start_timer", minutes=10, label="pasta"), call("cancel_timer")], preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    agent.run("Pasta timer, ten minutes.")
+    r = agent.run("Actually, scrap it.")
+    assert [(c.name, c.arguments) for c in r.calls] == [("cancel_timer", {"label": "pasta"})] and home.timers == []
+
+
+@pytest.mark.model
+def test_on_the_real_model_scrap_it_after_a_timer_cancels_it(qwen_backend):
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    agent.run("Start a timer for the rice, twelve minutes.")
+    assert len(home.timers) == 1, home.summary()
+    r = agent.run("Oh wait, cancel that.")
+    assert home.timers == [], (r.calls, r.reply)

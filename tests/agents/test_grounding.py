@@ -17,6 +17,7 @@ from edgevox.agents.slm.grounding import (
     target_words,
     unserved_devices,
     why_not,
+    without_the_other_parts_words,
 )
 from edgevox.examples.home import Home
 
@@ -129,6 +130,14 @@ ALL = list(TOOLS.values())
     ("The hallway light, can you check if it's on?", "set_light", {"room": "hallway", "on": True}, "question"),
     ("uh garden lights on please", "set_light", {"room": "garage", "on": True}, "place"),
     ("Turn on the heated towel rail in the bathroom.", "set_light", {"room": "bathroom", "on": True}, "device"),
+    # dev10 (session 11): a trick, a joke's topic, the device after an adjective, a time of day
+    ("Can you play dead?", "play_music", {"query": "dead"}, "unrelated"),
+    ("Do you know any jokes about the weather?", "get_weather", {}, "unrelated"),
+    ("Play some songs about love.", "play_music", {"query": "love"}, None),
+    ("Heat the hot tub to thirty-eight degrees.", "set_thermostat", {"temperature": 38}, "device"),
+    ("Set an alarm for six tomorrow morning.", "start_timer", {"hours": 6, "label": "six tomorrow morning"}, "unrelated"),
+    ("Remind me at half five to feed the cat.", "start_timer", {"minutes": 30, "label": "feed the cat"}, "unrelated"),
+    ("Set a timer for 20 minutes, dinner is at 7.", "start_timer", {"minutes": 20}, None),
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why
@@ -312,3 +321,13 @@ def test_on_the_real_model_follow_ups_and_requests_no_tool_serves(qwen_backend):
         agent, home = home_agent(model)
         r = agent.run(text)
         assert not any(c.dispatched for c in r.calls) and home.shopping == [] and home.timers == [], (text, r.calls)
+
+
+def test_a_name_taken_from_the_other_part_is_dropped_when_the_call_keeps_what_its_part_says():
+    # dev10 (session 11): the timer named "weather" was blocked and nothing ran
+    request = "set a timer for ten minutes and like whats the weather doing"
+    assert without_the_other_parts_words(request, TOOLS["start_timer"], {"minutes": 10, "label": "weather"}, ALL) == {
+        "minutes": 10}
+    # nothing of its own left: still taken back or blocked as before
+    assert without_the_other_parts_words("start a fifteen minute timer and uh turn off the office light",
+                                         TOOLS["cancel_timer"], {"label": "office"}, ALL) is None

@@ -31,6 +31,11 @@ TIMER = TOOLS["start_timer"]
     ("Okay, twelve minute timer.", None),     # a filler
     ("Thanks, ten minute timer.", None),      # says nothing of a name
     ("Timer, ten minutes.", None),            # the thing itself
+    # dev10 (session 11): "for the X to <verb>", "for the X:", and the thing that takes the time
+    ("Timer for the dough to prove, two hours ten.", "dough"),
+    ("Timer for the pork: an hour and a quarter.", "pork"),
+    ("The fish wants eight minutes, time it please.", "fish"),
+    ("The timer needs ten minutes.", None),
 ])
 def test_the_name_a_request_gives(text, name):
     assert said_name(text, TIMER) == name

@@ -235,3 +235,25 @@ def test_a_reader_given_a_place_outside_the_home_is_not_a_state_question():
     assert not reads_a_named_place("What temperature is the house set to?", weather, {"location": "house"})
     assert not reads_a_named_place("What temperature is the house set to?", weather, {})
     assert not reads_a_named_place("Is it hot in Phoenix?", reg.get("set_thermostat"), {"temperature": 20})
+
+
+def test_an_order_that_names_a_tools_thing_is_never_made_to_answer_in_words(embedder):
+    from edgevox.agents.slm.relevance import commands_a_tool
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    registry = ToolRegistry(Home().tools())
+    # dev10 (session 11): nearer "How do I boil an egg?" than any timer request: answered in words
+    assert commands_a_tool("Soft-boiled eggs, six and a half minutes, set a timer.", registry)
+    assert not commands_a_tool("Just a light bite for me tonight, I think.", registry)
+    assert not commands_a_tool("How do I set a timer on my phone?", registry)  # a question
+    be, agent, home = _gated([call("start_timer", minutes=6, seconds=30, label="eggs")], embedder)
+    agent.run("Soft-boiled eggs, six and a half minutes, set a timer.")
+    assert be.requests[0]["grammar"].strategy != "answer" and [t["seconds"] for t in home.timers] == [390]
+
+
+def test_a_tools_word_inside_an_idiom_is_never_trusted_by_meaning(embedder):
+    # dev10 (session 11): "Can you play dead?" -> play_music("dead") ran, trusted as near the player
+    be, agent, home = _gated([call("play_music", query="dead")], embedder)
+    r = agent.run("Can you play dead?")
+    assert all(not c.dispatched for c in r.calls) and home.media["state"] == "stopped", (r.calls, r.reply)

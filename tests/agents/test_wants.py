@@ -89,6 +89,13 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
     # dev9 (session 11): "a couple more" is two steps ("couple" had made it no bare way: the volume)
     assert planned("Up a couple more.", home, ("set_thermostat", {"temperature": 67, "unit": "fahrenheit"})) == \
         ("set_thermostat", {"temperature": 69, "unit": "fahrenheit"})
+    # dev10 (session 11): a step said with its unit (a number had made it no bare way: the light)
+    assert planned("Two degrees cooler.", home, ("set_thermostat", {"temperature": 72, "unit": "fahrenheit"})) == \
+        ("set_thermostat", {"temperature": 70, "unit": "fahrenheit"})
+    assert planned("Turn the heating up to 23 degrees.", home, ("set_thermostat", {"temperature": 20})) is None  # a level
+    # the thing named with the way ("Nudge the speakers up a touch." -> the next track), "kill the sound"
+    assert planned("Nudge the speakers up a touch, please.", home) == ("set_volume", {"change": "up"})
+    assert planned("Kill the sound, but leave the song playing.", home) == ("set_volume", {"level": 0})
 
 
 @pytest.mark.parametrize(("text", "item"), [
@@ -102,6 +109,9 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
     ("We could do with some rice.", "rice"),
     ("We need more light in here.", None), ("We need to leave.", None), ("We need a taxi.", None),
     ("We need some more music.", None), ("We need a new fan.", None),
+    # dev10 (session 11): no call
+    ("The last of the teabags went this morning.", "teabags"),
+    ("The last of the daylight went.", None),
 ])
 def test_out_of_something_puts_it_on_the_list(home, text, item):
     assert planned(text, home) == (("add_to_shopping_list", {"item": item}) if item else None)
@@ -148,6 +158,8 @@ def test_items_listed_in_one_call():
     assert listed_items("Add apples, then bread.", "apples and bread") is None  # not said so
     assert listed_items("Put bananas and oat milk on the list.", "bananas") == ["bananas", "oat milk"]  # the model's one
     assert listed_items("Add a big tub of greek yoghurt and milk.", "a big tub of greek yoghurt and milk") is None
+    # dev10 (session 11): "note down X and Y for the next shop" -> the first item only
+    assert listed_items("Can you note down mozzarella and basil for the next shop?", "mozzarella") == ["mozzarella", "basil"]
 
 
 def test_scripted_each_listed_item_gets_its_own_call():

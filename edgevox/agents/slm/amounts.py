@@ -75,8 +75,19 @@ _HOURS_THEN = re.compile(r"^\s*(?:and\s+)?(\d+|[a-z]+(?:\s+[a-z]+)?)\b(?!\s*(?:h
 
 
 def number_at(words: list[str], i: int, *, articles: bool = True) -> tuple[float, int] | None:
-    """The number that starts at ``words[i]`` ("2", "twenty", "twenty five", "an") and how
-    many words it takes; "a"/"an" count as one only with ``articles`` ("an hour", not "a level")."""
+    """The number that starts at ``words[i]`` ("2", "twenty", "twenty five", "an", "a hundred
+    and fifty") and how many words it takes; "a"/"an" alone count as one only with
+    ``articles`` ("an hour", not "a level")."""
+    w = words[i]
+    if i + 1 < len(words) and words[i + 1] == "hundred" and (w in ("a", "one") or w in NUMBER_WORDS[2:10]):
+        total, k = 100 * (1 if w in ("a", "one") else NUMBER_WORDS.index(w)), i + 2
+        k += k < len(words) and words[k] == "and"
+        rest = _below_hundred(words, k) if k < len(words) else None
+        return (total + rest[0], k - i + rest[1]) if rest and rest[0] < 100 else (float(total), 2)
+    return _below_hundred(words, i, articles=articles)
+
+
+def _below_hundred(words: list[str], i: int, *, articles: bool = False) -> tuple[float, int] | None:
     w = words[i]
     if w[0].isdigit():
         return float(w), 1
@@ -111,6 +122,28 @@ def spoken_numbers(request: str) -> list[float]:
     return out
 
 
+#: a number after these is the level to reach ("up to 23 degrees"), not a step
+_TO_A_LEVEL = frozenset("to at on of".split())
+#: words that say a way to move (a number said with them and a unit is a step)
+_WAYS = frozenset("""
+up down more less higher lower by cooler warmer colder hotter brighter dimmer darker louder quieter softer
+""".split())
+#: units a step is said in ("Two degrees cooler.", "ten percent brighter")
+_STEP_UNITS = frozenset("degree degrees percent notch notches point points step steps".split())
+
+
+def said_step(request: str) -> float | None:
+    """The one step a request says with its unit and a way ("Two degrees cooler." -> 2), when
+    that is the only number it says; else None."""
+    words = TOKEN.findall(request.lower().replace("-", " "))
+    steps = [n[0] for i in range(len(words)) if (n := number_at(words, i, articles=False))
+             and (i == 0 or (number_at(words, i - 1, articles=False) is None and words[i - 1] not in _TO_A_LEVEL))
+             and i + n[1] < len(words) and words[i + n[1]] in _STEP_UNITS]
+    if not set(words) & _WAYS:
+        return None  # "Thermostat, twenty degrees." is the level
+    return steps[0] if len(steps) == 1 and len(spoken_numbers(request)) == 1 else None
+
+
 def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """A setter's one number that the request does not say, where the request says exactly
     one ("Thermostat, twenty degrees." -> ``temperature=22``): the number said. Only tools
@@ -119,8 +152,8 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
         return None
     held = [(k, v) for k, v in arguments.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     said = spoken_numbers(_CLOCK.sub(" ", request))
-    if len(held) != 1 or len(said) != 1 or float(held[0][1]) == said[0]:
-        return None
+    if len(held) != 1 or len(said) != 1 or float(held[0][1]) == said[0] or said_step(request) is not None:
+        return None  # "Two degrees cooler." says a step, not the level
     key, _ = held[0]
     number = f"{said[0]:g}"
     if re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|percent|half|quarters?|point)\b|%",
@@ -199,11 +232,33 @@ def spread(total: float, units: Mapping[str, int]) -> dict[str, int] | None:
     return out if left == 0 else None
 
 
+def said_time_total(request: str) -> float | None:
+    """Seconds of the lengths said as "N <unit>" ("a hundred and fifty minutes" -> 9000, "2 hours
+    10 minutes" -> 7800), when every number the request says is one of them; else None."""
+    words = TOKEN.findall(request.lower().replace("-", " "))
+    total, numbers, timed, i = 0.0, 0, 0, 0
+    while i < len(words):
+        num = number_at(words, i, articles=False)
+        if num is None:
+            i += 1
+            continue
+        numbers += 1
+        unit = words[i + num[1]].rstrip("s") if i + num[1] < len(words) else ""
+        if unit in SECONDS:
+            total, timed = total + num[0] * SECONDS[unit], timed + 1
+        i += num[1]
+    return total if timed and timed == numbers else None
+
+
 def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the duration the request says in words, or None when they hold it
-    already (or the request says none we read)."""
+    already (or the request says none we read). The plain "N minutes" only where the call's
+    numbers are none of the request's ("a hundred and fifty minutes" -> 105 minutes)."""
     units = _time_params(tool)
     total = (said_seconds(request) or said_hours_minutes(request)) if units else None
+    if units and total is None and (plain := said_time_total(request)) and not {
+            float(v) for k, v in arguments.items() if k in units and isinstance(v, (int, float)) and v} & said_numbers(request):
+        total = plain
     if total is None:
         return None
     held = sum(float(v) * units[k] for k, v in arguments.items()
@@ -261,9 +316,18 @@ JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|
 
 
 #: a share of a level said in words ("three quarters brightness", "half volume"), not of a time
-_SHARE = re.compile(r"\b(half|a\s+quarter|one\s+quarter|three\s+quarters)\b(?!\s+(?:of\s+)?(?:an?\s+)?"
+_SHARES = {"half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75, "a third": 1 / 3,
+           "one third": 1 / 3, "two thirds": 2 / 3, "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1}
+_SHARE = re.compile(r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _SHARES) + r")\b(?!\s+(?:of\s+)?(?:an?\s+)?"
                     r"(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|past|to)\b)")
-_SHARES = {"half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75}
+#: a share said as the level itself ("Volume at half.", "to a fifth"), not as a step ("down by half")
+_AT_SHARE = re.compile(r"\b(?:at|to)\s+(?:about\s+|around\s+)?(?:" + "|".join(w.replace(" ", r"\s+") for w in _SHARES) + r")\b")
+
+
+def said_shares(request: str) -> list[float]:
+    """The shares of a whole the request says ("three quarters" -> 0.75), not of a time."""
+    low = " ".join(TOKEN.findall(request.lower().replace("-", " ")))
+    return [_SHARES[re.sub(r"\s+", " ", m)] for m in _SHARE.findall(low)]
 
 
 def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -279,6 +343,10 @@ def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
     key, (lo, hi) = ranged
     held = arguments.get(key)
     value = round(hi * _SHARES[re.sub(r"\s+", " ", shares[0])])
+    if held is None and _AT_SHARE.search(low) and lo <= value <= hi:
+        # "Volume at half." -> change "down", no level: the level, and no way besides it
+        ways = {k for k, sch in properties(tool).items() if {str(v).lower() for v in enum_of(sch)} >= {"up", "down"}}
+        return {**{k: (None if k in ways else v) for k, v in arguments.items()}, key: value}
     if not isinstance(held, (int, float)) or isinstance(held, bool) or held == value or not lo <= value <= hi:
         return None
     return {**arguments, key: value}
@@ -300,7 +368,8 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
     level = arguments.get(key)
     if not isinstance(level, (int, float)) or isinstance(level, bool) or level <= lo:
         return None
-    if set(WORD.findall(request.lower())) & _OFF_WORDS or float(level) not in said_numbers(request):
+    said = said_numbers(request) | {float(round(ranged[1][1] * share)) for share in said_shares(request)}
+    if set(WORD.findall(request.lower())) & _OFF_WORDS or float(level) not in said:
         return None
     return {**arguments, flags[0]: True}
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import NUMBER_WORDS, TENS, TOKEN, spoken_numbers
-from edgevox.agents.slm.vocabulary import FILLERS, WORD, enum_of, properties
+from edgevox.agents.slm.vocabulary import FILLERS, WORD, enum_of, properties, target_words
 
 #: words that carry no request of their own in a follow-up ("and the office too", "what about ...")
 GLUE = frozenset("""
@@ -127,6 +127,30 @@ def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     return None if rest or arguments[key] == new else {**arguments, key: new}
 
 
+#: "Actually, scrap it.", "Cancel that.": the call just made, undone
+_UNDO = re.compile(r"^\W*(?:(?:actually|no|nah|oh|wait|hmm|um|uh|sorry|ok|okay|on\s+second\s+thought)\W+)*"
+                   r"(?:scrap|cancel|kill|delete|drop|ditch|bin|undo|forget)\s+(?:it|that|this)(?:\s+one)?"
+                   r"(?:\W+(?:again|actually|then|please|now|after\s+all|i(?:'ve)?\s+changed\s+my\s+mind|never\s+mind))*\W*$")
+#: the first word of a tool's name that undoes what another tool of the same thing made
+_UNDOERS = frozenset({"cancel", "remove", "delete", "stop", "clear"})
+
+
+def undo(text: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+    """(tool, arguments) that undo the previous call when ``text`` only says to scrap it
+    ("Actually, scrap it." after ``start_timer(label="pasta")`` -> ``cancel_timer(label="pasta")``):
+    the one other tool of the same thing whose name starts with cancel/remove/delete, given the
+    previous call's values of the parameters they share; None otherwise."""
+    if not _UNDO.match(text.lower()):
+        return None
+    things = target_words(tool)
+    undoers = [t for t in registry if t.name != tool.name and t.name.split("_")[0].lower() in _UNDOERS
+               and target_words(t) & things]
+    if len(undoers) != 1:
+        return None
+    undoer = undoers[0]
+    return undoer, {k: v for k, v in arguments.items() if k in properties(undoer)}
+
+
 class FollowUp(Hook):
     """Re-targets the previous turn's call when the request names only a new value for it
     (see the module docstring)."""
@@ -141,6 +165,8 @@ class FollowUp(Hook):
         tool = ctx.registry.get(prev[0]) if prev else None
         args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
                 or retarget_number(ctx.text, tool, prev[1])) if tool is not None else None
+        if args is None and tool is not None and (undone := undo(ctx.text, ctx.registry, tool, prev[1])):
+            tool, args = undone
         if args is None:
             return None
         ctx.state(self)["call"] = (tool.name, args)

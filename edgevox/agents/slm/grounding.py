@@ -49,13 +49,14 @@ evaluation's utterances. This module holds the four checks and the hook.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import JOIN, said_numbers
+from edgevox.agents.slm.amounts import JOIN, said_numbers, said_seconds, said_time_total
 from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -184,6 +185,20 @@ _HOW_ARE_YOU = re.compile(r"\bhow\s+(?:are|r)\s+(?:you|we|ya|things|u)\b|\bhow's
                           r"|\bhow\s+(?:have|has)\s+(?:you|we)\s+been\b|\bhow\s+do\s+you\s+do\b")
 
 
+#: a joke, a poem, a story *about* something: the thing is its topic (what no tool makes)
+_TOPIC = re.compile(r"\b(jokes?|poems?|stor(?:y|ies)|riddles?|limericks?|haikus?|facts?|puns?)\s+(?:about|on|involving|with)\b")
+#: a time of day or a day to come ("at half five", "for six tomorrow morning", "at 7 pm"): what
+#: an alarm or a reminder is set for, not the length a timer runs
+_CLOCK_TIME = re.compile(r"\bat\s+(?:half|quarter)\s+(?:past|to\s+)?[a-z0-9]+|\bat\s+\d{1,2}(?::\d{2})?\b"
+                         r"|\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening))\b|\bo'?clock\b"
+                         r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+(?:noon|midnight|dawn)\b", re.IGNORECASE)
+
+
+def _time_params_of(tool: Any) -> bool:
+    """Does the tool take a length in time units (``hours``, ``minutes``, ``seconds``)?"""
+    return any(k.lower().rstrip("s") in ("hour", "minute", "second") for k in properties(tool))
+
+
 def acted_on(request: str) -> tuple[str, str] | None:
     """The thing an order opens on, and the word after it: "Heat the oven to 220." ->
     ("oven", "to"); None when the request does not open "<verb> the/my/our <thing>"."""
@@ -255,13 +270,19 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         opens = {stem(w) for w in WORD.findall(low) if w in OPENERS}
         if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
             return "device"
-    elif (thing := acted_on(request)) and stem(thing[0]) in unserved_devices(request, tools) \
-            and not (thing[1] and stem(thing[1]) in target):
-        return "device"  # "Heat the oven to 220.": "heat" is the thermostat's word, the oven is what is heated
+    elif (thing := acted_on(request)) and ((stem(thing[0]) in (unserved := unserved_devices(request, tools))
+                                            and not (thing[1] and stem(thing[1]) in target))
+                                           or (thing[1] and stem(thing[1]) in unserved and stem(thing[0]) not in target)):
+        return "device"  # "Heat the oven to 220." / "Heat the hot tub ...": the oven is what is heated, not the house
     if asks_another_service(request, tool):
         return "unrelated"  # "Remind me to take the bins out." -> the shopping list
     if _HOW_ARE_YOU.search(request) and not said & target:
         return "unrelated"  # "Morning! How are we today?" asks after the speaker, not the date
+    if (m := _TOPIC.search(request)) and stem(m.group(1)) not in tool_words(tool):
+        return "unrelated"  # "Do you know any jokes about the weather?": the weather is a joke's topic
+    if _time_params_of(tool) and _CLOCK_TIME.search(request) and said_time_total(request) is None \
+            and said_seconds(request) is None and not re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b", request):
+        return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
         return "question"
@@ -304,11 +325,33 @@ def from_another_part(request: str, tool: Any, arguments: Mapping[str, Any], too
     request that are not about its tool, but about another one (``cancel_timer("office")``:
     the second part is the light's, by the thing it names)? Only a request of one sentence
     (what a person says at once; not a paragraph of tasks) and two parts or more."""
+    return bool(taken_from_another_part(request, tool, arguments, tools))
+
+
+def without_the_other_parts_words(request: str, tool: Any, arguments: Mapping[str, Any],
+                                  tools: Iterable[Any]) -> dict[str, Any] | None:
+    """The call less the optional arguments it took from another part, when a number it keeps
+    is said ("set a timer for ten minutes and like whats the weather doing" ->
+    ``start_timer(minutes=10, label="weather")``: the timer without the name); None when a
+    required argument was taken or nothing said is left (``cancel_timer("office")`` -> nothing)."""
+    taken = taken_from_another_part(request, tool, arguments, tools)
+    required = set((tool.parameters or {}).get("required") or ())
+    if not taken or taken & required:
+        return None
+    kept = {k: v for k, v in arguments.items() if k not in taken}
+    said = said_numbers(request)
+    if not any(isinstance(v, (int, float)) and not isinstance(v, bool) and v and float(v) in said for v in kept.values()):
+        return None
+    return kept
+
+
+def taken_from_another_part(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> set[str]:
+    """The names of the word-string arguments of ``from_another_part``."""
     if re.search(r"[.!?]\s+\S", request.strip()):
-        return False
+        return set()
     parts = [p for p in (p.strip(" ,.") for p in JOIN.split(request)) if len(p.split()) >= 2]
     if len(parts) < 2:
-        return False
+        return set()
     own = target_words(tool)
     others = [t for t in tools if t.name != tool.name]
 
@@ -317,12 +360,15 @@ def from_another_part(request: str, tool: Any, arguments: Mapping[str, Any], too
         return not said & own and why_not(part, tool, arguments, tools) is not None and any(
             said & (target_words(t) - UNITS) and why_not(part, t, {}, tools) is None for t in others)
 
-    for value in (v for v in arguments.values() if isinstance(v, str) and _wordy(v)):
+    taken = set()
+    for key, value in arguments.items():
+        if not (isinstance(value, str) and _wordy(value)):
+            continue
         words = WORD.findall(value.lower())
         holding = [p for p in parts if all(re.search(rf"\b{re.escape(w)}\b", p.lower()) for w in words)]
         if holding and all(about_another(p) for p in holding):
-            return True
-    return False
+            taken.add(key)
+    return taken
 
 
 def _echoed(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
@@ -379,9 +425,10 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     if ctx.state(Grounding.name).get(VERDICT):
         return ctx.state(Grounding.name)[VERDICT]  # the relevance gate's, by meaning
     reason = why_not(ctx.text, tool, arguments, tools)
+    in_an_idiom = content_words(ctx.text) & tool_words(tool) - content_words(without_idioms(ctx.text))
     if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()) \
-            and not asks_another_service(ctx.text, tool):
-        return None  # near the tool's requests by meaning (the relevance gate said so)
+            and not asks_another_service(ctx.text, tool) and not in_an_idiom:
+        return None  # near the tool's requests by meaning (the relevance gate said so), not by an idiom ("play dead")
     if reason == "unrelated":
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
         if prev and prev[0] == tool.name and changes_what_was_said(ctx.text, prev[1], arguments):
@@ -441,6 +488,12 @@ class Grounding(Hook):
         tools = list(registry)
         seen = ctx.state(self).setdefault("calls_of_hop", {})
         earlier, seen[ctx.hop] = seen.get(ctx.hop, 0), seen.get(ctx.hop, 0) + 1
+        trimmed = None
+        if tool.name not in ctx.state(self).get(PLANNED, ()) \
+                and (kept := without_the_other_parts_words(ctx.text, tool, call.arguments, tools)) is not None:
+            # a name taken from the other part ("... and whats the weather doing" -> a timer
+            # named "weather"): the call goes on without it, checked as any other
+            call = trimmed = dataclasses.replace(call, arguments=kept)
         if earlier and tool.name not in ctx.state(self).get(PLANNED, ()) \
                 and from_another_part(ctx.text, tool, call.arguments, tools):
             # the hop's other call did its own part; this one took the other part's words: it
@@ -448,13 +501,14 @@ class Grounding(Hook):
             withdrawn = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
                                    error_type="withdrawn", call_id=call.id)
             return HookResult.replace(withdrawn, reason=f"{call.name} took another part's words")
+        repaired = None if trimmed is None else HookResult.replace(trimmed, reason=f"{call.name} without another part's words")
         if ctx.successes():
-            return None  # after a success the turn is on track
+            return repaired  # after a success the turn is on track
         reason = reason_for(ctx, tool, call.arguments)
         if reason is None and from_another_part(ctx.text, tool, call.arguments, tools):
             reason = "unrelated"
         if reason is None:
-            return None
+            return repaired
         reply = REPLIES[reason]
         if reason == "device":
             device = _device_word(ctx.text, tools)

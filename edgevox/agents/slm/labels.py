@@ -9,7 +9,8 @@ the call leaves it at its default, empty, at the tool's own target word or at a 
 transcript starts with ("uh timer six minutes for the noodles" -> "uh"), and the request
 says a name in one of two English ways -- right before the tool's target word ("an egg
 timer"), after "called"/"named" ("a timer called laundry"), after "for the/my" closing a
-clause ("... for the roast." / "for the roast, one hour twenty"), or alone before a comma
+clause ("... for the roast." / "for the roast, one hour twenty" / "for the dough to prove,"),
+as the thing that takes the time ("The fish wants eight minutes, ..."), or alone before a comma
 that opens the rest of the request naming the thing ("Cookies, twelve minute timer.") --
 that word is the name.
 """
@@ -34,7 +35,9 @@ _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
 _NOT_NAMES = frozenset({"quick", "short", "long", "new", "another", "second", "other", "first", "next", "last",
                         "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min"})
-_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)\s*(?:[.!?,;]|$)")
+_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)(?:\s+to\s+[a-z]+)?\s*(?:[.!?,;:]|$)")  # "for the dough to prove,"
+#: "The fish wants eight minutes, time it.": the thing that takes the time opens the request
+_SUBJECT = re.compile(r"^\W*(?:the|my|our)\s+([a-z]+)\s+(?:wants|needs|takes|gets|has|will\s+take|should\s+have)\b")
 #: "a timer called laundry", "named pasta"
 _CALLED = re.compile(r"\b(?:called|named|labell?ed)\s+(?:the\s+)?([a-z]+)")
 #: "Cookies, twelve minute timer.": one word said before a comma, the rest naming the thing
@@ -58,7 +61,7 @@ def said_name(request: str, tool: Any) -> str | None:
     for before, word in zip(words, words[1:], strict=False):
         if stem(word) in targets and before.isalpha() and _nameable(before, targets):
             return before
-    for m in (_CALLED.search(low), _FOR.search(low)):
+    for m in (_CALLED.search(low), _FOR.search(low), _SUBJECT.search(low)):
         if m and _nameable(m.group(1), targets):
             return m.group(1)
     m = _HEAD.match(low)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -37,11 +38,14 @@ from edgevox.agents.slm.grounding import (
 )
 from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,
+    UNITS,
     WORD,
     changes_things,
     content_words,
     enum_of,
     properties,
+    stem,
+    target_words,
     tool_words,
 )
 from edgevox.agents.types import ANSWER
@@ -307,7 +311,7 @@ class RelevanceGate(Hook):
         rel = self._relevance(ctx)
         if rel is None:
             return None
-        if self.answer_below is not None and rel.margin < self.answer_below:
+        if self.answer_below is not None and rel.margin < self.answer_below and not commands_a_tool(ctx.text, ctx.registry):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER),
                                       reason=f"no tool near ({rel.margin:+.2f})")
         if self._unreported(ctx, rel):
@@ -366,6 +370,20 @@ class RelevanceGate(Hook):
         st["redirect"] = name
         ctx.state(Grounding.name)[HANDOVER] = True
         return None
+
+
+#: the verbs of an order given to a device ("set a timer", "turn the light on")
+_ORDER = re.compile(r"\b(?:set|start|turn|switch|put|play|add|cancel|stop|dim)\s+(?:on\s+|off\s+|up\s+|down\s+)?"
+                    r"(?:a|an|the|my|our|some|that|this)?\s*(?:[a-z]+\s+)?([a-z]+)\b")
+
+
+def commands_a_tool(request: str, registry: Any) -> bool:
+    """Does the request order a tool's thing by name ("..., set a timer.")? Then it is never
+    made to answer in words, however near a no-tool line it sits: "Soft-boiled eggs, six and
+    a half minutes, set a timer." was nearer "How do I boil an egg?" than any timer request."""
+    things = set().union(*(target_words(t) - UNITS for t in registry))
+    low = request.lower()
+    return any(stem(m.group(1)) in things for m in _ORDER.finditer(low)) and not is_question(request)
 
 
 #: the tool sets' indexes, most recently used last (at most MAX_INDEXES are kept)

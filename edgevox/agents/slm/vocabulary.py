@@ -94,11 +94,13 @@ UNITS = frozenset(stem(w) for unit in ("minute", "hour", "second", "percent", "d
 
 
 #: phrases whose words name no device or service: an illness ("I think I'm coming down with a
-#: cold": not the weather), a visitor ("someone's at the door": not a door to open)
+#: cold": not the weather), a visitor ("someone's at the door": not a door to open), a trick or
+#: a way to behave ("Can you play dead?", "play it cool": no music)
 IDIOMS = re.compile(
     r"\ba\s+(?:bad\s+|nasty\s+|head\s+|chest\s+|heavy\s+|stinking\s+)?cold\b(?=\s*(?:$|[.,!?;:]|and\b|or\b|so\b|but\b))"
     r"|\b(?:someone|somebody|someone's|somebody's|there's\s+someone|there's\s+somebody|who's|someone\s+is|somebody\s+is)"
-    r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b")
+    r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b"
+    r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|games|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b")
 
 
 def without_idioms(text: str) -> str:

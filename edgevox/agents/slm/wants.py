@@ -48,6 +48,7 @@ from edgevox.agents.slm.amounts import (
     NUMBER_WORDS,
     TENS,
     said_numbers,
+    said_step,
     spoken_numbers,
     the_ranged_parameter,
     value_range,
@@ -95,7 +96,7 @@ BARE = {"more": 1, "up": 1, "higher": 1, "less": -1, "down": -1, "lower": -1}
 #: words a bare way may come with
 _BARE_GLUE = frozenset("""
 bit little notch touch tad slightly even just make go turn bring keep more much lot way yeah yes it
-couple few notches degree degrees points steps
+couple few notches degree degrees points steps by
 """.split()) | GLUE | FILLERS
 #: how many steps a bare way says ("Up a couple more." after the thermostat at 67 -> 69)
 _STEPS = {"couple": 2, "few": 3}
@@ -115,11 +116,19 @@ play put start add remove cancel stop pause skip resume book order call send ope
 """.split())
 
 
+#: what names a quantity in a line of a bare way ("Nudge the speakers up a touch.")
+QUANTITY_WORDS = {**dict.fromkeys(("speaker", "speakers", "volume", "sound", "music"), "sound"),
+                  **dict.fromkeys(("light", "lights", "lamp", "lamps", "brightness"), "light"),
+                  **dict.fromkeys(("heating", "heat", "thermostat", "temperature"), "heat")}
+#: verbs a bare way is said with
+_NUDGES = frozenset("nudge bump push knock crank kick pump inch edge tick".split())
+
+
 def wanted(request: str) -> tuple[str | None, int, bool] | None:
     """(quantity or None for a bare way, +1 more / -1 less, is it a complaint about a state)
     the request wants, or None."""
     low = request.lower().replace("’", "'")
-    if (_OUTSIDE.search(low) or is_question(request) or said_numbers(request)
+    if (_OUTSIDE.search(low) or is_question(request) or (said_numbers(request) and said_step(request) is None)
             or _OTHER_VERBS & set(WORD.findall(low))):
         return None
     if m := _CANNOT.search(low):
@@ -138,6 +147,10 @@ def wanted(request: str) -> tuple[str | None, int, bool] | None:
     ways = {BARE[w] for w in words if w in BARE}
     if len(ways) == 1 and all(w in _BARE_GLUE or w in BARE for w in words):
         return None, ways.pop(), False
+    named = {QUANTITY_WORDS[w] for w in words if w in QUANTITY_WORDS}
+    if len(ways) == 1 and len(named) == 1 and all(w in _BARE_GLUE or w in BARE or w in QUANTITY_WORDS or w in _NUDGES
+                                                  for w in words):
+        return named.pop(), ways.pop(), False  # "Nudge the speakers up a touch, please."
     return None
 
 
@@ -183,6 +196,7 @@ def arguments_for(tool: Any, way: int, request: str, before: Mapping[str, Any] |
     bounds = value_range(props[key])
     step = (bounds[1] - bounds[0]) / 10 if bounds else 1
     step *= max((_STEPS.get(w, 1) for w in WORD.findall(request.lower())), default=1)
+    step = said_step(request) or step  # "Two degrees cooler."
     new = value + way * step
     if bounds:
         new = min(max(new, bounds[0]), bounds[1])
@@ -196,9 +210,11 @@ _MUTED_ELSEWHERE = frozenset("unmute timer timers alarm alarms phone mic microph
 
 
 def mute_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
-    """"Mute the speakers." -> the sound tool with its one ranged parameter at the bottom."""
+    """"Mute the speakers.", "Kill the sound, but leave the song playing." -> the sound tool
+    with its one ranged parameter at the bottom."""
     low = request.lower()
-    if not re.search(r"\b(?:mute|silence)\b", low) or set(WORD.findall(low)) & _MUTED_ELSEWHERE:
+    if not re.search(r"\b(?:mute|silence|(?:kill|cut)\s+(?:the\s+)?(?:sound|audio))\b|\bsound\s+off\b", low) \
+            or set(WORD.findall(low)) & _MUTED_ELSEWHERE:
         return None
     tool = _tool_for("sound", registry)
     if tool is None or (ranged := the_ranged_parameter(tool)) is None:
@@ -231,7 +247,10 @@ _OUT_OF = re.compile(r"\b(?:we|we're|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+
                      r"(?:run\s+|ran\s+|running\s+|got\s+)?(?:out\s+of|low\s+on|short\s+of|short\s+on)\s+(?!the\b)"
                      r"(?:some\s+|any\s+)?([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|$)")
 #: what one runs out of that is no shopping ("out of time", "out of here")
-_NOT_ITEMS = frozenset("time here luck breath patience ideas battery space money options words energy".split())
+_NOT_ITEMS = frozenset("""
+time here luck breath patience ideas battery space money options words energy daylight sun sunshine summer
+holiday holidays guests visitors season
+""".split())
 
 
 #: "We've used the last of the ketchup.", "um we need more like toothpaste", "We could do with some rice."
@@ -241,15 +260,20 @@ _NEED = re.compile(r"\b(?:(?:we|i)(?:'ve|\s+have)?\s+used\s+(?:up\s+)?(?:the\s+)
                    r"([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|\bplease\b|$)")
 
 
+#: "The last of the teabags went this morning.", "the last of the milk's gone"
+_LAST_OF = re.compile(r"\bthe\s+last\s+of\s+(?:the\s+|our\s+|my\s+)?([a-z][a-z' -]*?)(?:'s)?\s+"
+                      r"(?:went|is\s+gone|has\s+gone|gone|got\s+used|was\s+used|ran\s+out|is\s+finished|has\s+run\s+out)\b")
+
+
 def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it.
     "We need more X" only when X is no word of any tool nor a device ("more light" is the lamp's)."""
     low = request.lower().replace("’", "'")
-    m = _OUT_OF.search(low) or _NEED.search(low)
+    m = _OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low)
     if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
     item = m.group(1).strip()
-    if m.re is _NEED and ({stem(w) for w in WORD.findall(item)}
+    if m.re in (_NEED, _LAST_OF) and ({stem(w) for w in WORD.findall(item)}
                           & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | {stem(d) for d in DEVICES} | set(SERVICES))):
         return None
     return adder[0], {adder[1]: item}
@@ -331,6 +355,9 @@ def list_adder(registry: Any) -> tuple[Any, str] | None:
 
 #: where a request lists what goes on a list: "add X and Y to the list", "shopping list: X and Y"
 _LISTED = (re.compile(r"\b(?:add|put|get|buy|stick|pop)\s+(.+?)\s+(?:to|on|onto)\s+(?:the|my|our)\s+(?:\w+\s+)?list\b"),
+           # "note down mozzarella and basil for the next shop"
+           re.compile(r"\b(?:note\s+down|write\s+down|jot\s+down|add|put\s+down|remember)\s+(.+?)\s+(?:for|on)\s+(?:the|my|our)\s+"
+                      r"(?:next\s+|weekly\s+|big\s+)?(?:shop|shopping|groceries|grocery\s+run)\b"),
            re.compile(r"\blist\s*[:,]\s*(?:add\s+)?(.+?)\s*[.!?]*$"))
 
 
