@@ -108,18 +108,23 @@ def said_numbers(request: str) -> set[float]:
     return {n[0] for i in range(len(words)) if (n := number_at(words, i, articles=False))}
 
 
-def spoken_numbers(request: str) -> list[float]:
-    """The numbers the request says, in order, each once ("twenty five" is 25, not 25 and 5)."""
-    words = TOKEN.findall(request.lower().replace("-", " "))
+def numbers_in(words: list[str]) -> list[tuple[int, float, int]]:
+    """(index, value, width) of each number of ``words``, in order, each once ("twenty five" is
+    25 at one index, not 25 and 5)."""
     out, i = [], 0
     while i < len(words):
         n = number_at(words, i, articles=False)
         if n is None:
             i += 1
             continue
-        out.append(n[0])
+        out.append((i, n[0], n[1]))
         i += n[1]
     return out
+
+
+def spoken_numbers(request: str) -> list[float]:
+    """The numbers the request says, in order, each once ("twenty five" is 25, not 25 and 5)."""
+    return [value for _, value, _ in numbers_in(TOKEN.findall(request.lower().replace("-", " ")))]
 
 
 #: a number after these is the level to reach ("up to 23 degrees"), not a step
@@ -136,11 +141,11 @@ def said_step(request: str) -> float | None:
     """The one step a request says with its unit and a way ("Two degrees cooler." -> 2), when
     that is the only number it says; else None."""
     words = TOKEN.findall(request.lower().replace("-", " "))
+    if not set(words) & _WAYS:
+        return None  # "Thermostat, twenty degrees." is the level
     steps = [n[0] for i in range(len(words)) if (n := number_at(words, i, articles=False))
              and (i == 0 or (number_at(words, i - 1, articles=False) is None and words[i - 1] not in _TO_A_LEVEL))
              and i + n[1] < len(words) and words[i + n[1]] in _STEP_UNITS]
-    if not set(words) & _WAYS:
-        return None  # "Thermostat, twenty degrees." is the level
     return steps[0] if len(steps) == 1 and len(spoken_numbers(request)) == 1 else None
 
 
@@ -236,18 +241,10 @@ def said_time_total(request: str) -> float | None:
     """Seconds of the lengths said as "N <unit>" ("a hundred and fifty minutes" -> 9000, "2 hours
     10 minutes" -> 7800), when every number the request says is one of them; else None."""
     words = TOKEN.findall(request.lower().replace("-", " "))
-    total, numbers, timed, i = 0.0, 0, 0, 0
-    while i < len(words):
-        num = number_at(words, i, articles=False)
-        if num is None:
-            i += 1
-            continue
-        numbers += 1
-        unit = words[i + num[1]].rstrip("s") if i + num[1] < len(words) else ""
-        if unit in SECONDS:
-            total, timed = total + num[0] * SECONDS[unit], timed + 1
-        i += num[1]
-    return total if timed and timed == numbers else None
+    numbers = numbers_in(words)
+    lengths = [value * SECONDS[unit] for i, value, width in numbers
+               if (unit := (words[i + width] if i + width < len(words) else "").rstrip("s")) in SECONDS]
+    return sum(lengths) if lengths and len(lengths) == len(numbers) else None
 
 
 def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

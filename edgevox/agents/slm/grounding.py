@@ -56,7 +56,7 @@ from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import JOIN, said_numbers, said_seconds, said_time_total
+from edgevox.agents.slm.amounts import JOIN, said_numbers
 from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -280,8 +280,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Morning! How are we today?" asks after the speaker, not the date
     if (m := _TOPIC.search(request)) and stem(m.group(1)) not in tool_words(tool):
         return "unrelated"  # "Do you know any jokes about the weather?": the weather is a joke's topic
-    if _time_params_of(tool) and _CLOCK_TIME.search(request) and said_time_total(request) is None \
-            and said_seconds(request) is None and not re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b", request):
+    if _time_params_of(tool) and _CLOCK_TIME.search(request) and not re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b",
+                                                                               request):
         return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
@@ -425,9 +425,9 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     if ctx.state(Grounding.name).get(VERDICT):
         return ctx.state(Grounding.name)[VERDICT]  # the relevance gate's, by meaning
     reason = why_not(ctx.text, tool, arguments, tools)
-    in_an_idiom = content_words(ctx.text) & tool_words(tool) - content_words(without_idioms(ctx.text))
     if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()) \
-            and not asks_another_service(ctx.text, tool) and not in_an_idiom:
+            and not asks_another_service(ctx.text, tool) \
+            and not content_words(ctx.text) & tool_words(tool) - content_words(without_idioms(ctx.text)):
         return None  # near the tool's requests by meaning (the relevance gate said so), not by an idiom ("play dead")
     if reason == "unrelated":
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
@@ -488,12 +488,13 @@ class Grounding(Hook):
         tools = list(registry)
         seen = ctx.state(self).setdefault("calls_of_hop", {})
         earlier, seen[ctx.hop] = seen.get(ctx.hop, 0), seen.get(ctx.hop, 0) + 1
-        trimmed = None
+        repaired = None
         if tool.name not in ctx.state(self).get(PLANNED, ()) \
                 and (kept := without_the_other_parts_words(ctx.text, tool, call.arguments, tools)) is not None:
             # a name taken from the other part ("... and whats the weather doing" -> a timer
             # named "weather"): the call goes on without it, checked as any other
-            call = trimmed = dataclasses.replace(call, arguments=kept)
+            call = dataclasses.replace(call, arguments=kept)
+            repaired = HookResult.replace(call, reason=f"{call.name} without another part's words")
         if earlier and tool.name not in ctx.state(self).get(PLANNED, ()) \
                 and from_another_part(ctx.text, tool, call.arguments, tools):
             # the hop's other call did its own part; this one took the other part's words: it
@@ -501,7 +502,6 @@ class Grounding(Hook):
             withdrawn = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
                                    error_type="withdrawn", call_id=call.id)
             return HookResult.replace(withdrawn, reason=f"{call.name} took another part's words")
-        repaired = None if trimmed is None else HookResult.replace(trimmed, reason=f"{call.name} without another part's words")
         if ctx.successes():
             return repaired  # after a success the turn is on track
         reason = reason_for(ctx, tool, call.arguments)

@@ -213,7 +213,7 @@ class RelevanceGate(Hook):
                  trust_lead: float = TRUST_LEAD, unreported: bool = True, far_below: float | None = FAR_BELOW,
                  read_trust_above: float | None = READ_TRUST_ABOVE, embedder: Any = None, **kw: Any):
         super().__init__(**kw)
-        self.read_trust_above = read_trust_above if trust_above is not None else None
+        self.read_trust_above = read_trust_above
         self.far_below = far_below
         self.unreported = unreported
         self.trust_above = trust_above
@@ -381,9 +381,8 @@ def commands_a_tool(request: str, registry: Any) -> bool:
     """Does the request order a tool's thing by name ("..., set a timer.")? Then it is never
     made to answer in words, however near a no-tool line it sits: "Soft-boiled eggs, six and
     a half minutes, set a timer." was nearer "How do I boil an egg?" than any timer request."""
-    things = set().union(*(target_words(t) - UNITS for t in registry))
-    low = request.lower()
-    return any(stem(m.group(1)) in things for m in _ORDER.finditer(low)) and not is_question(request)
+    ordered = {stem(m.group(1)) for m in _ORDER.finditer(request.lower())}
+    return bool(ordered) and any(ordered & (target_words(t) - UNITS) for t in registry) and not is_question(request)
 
 
 #: the tool sets' indexes, most recently used last (at most MAX_INDEXES are kept)
