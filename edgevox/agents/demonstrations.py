@@ -283,18 +283,18 @@ def _request_from_schema(name: str, description: str, params: Mapping[str, Any])
 
 #: Verbs a tool's description starts with ("Retrieves the ...", "Calculate the ..."), in
 #: their plain form: a made-up request that starts with one can be asked as a question.
-_VERBS = frozenset("""add analyze book browse calculate check combine compute convert create delete determine
+VERBS = frozenset("""add analyze book browse calculate check combine compute convert create delete determine
 display estimate execute fetch find generate get identify initiate list locate look make manage order perform
 place play predict provide purchase remove render reserve retrieve return scrape search send set sort update
 write""".split())
 
 
 def _plain_verb(word: str) -> str | None:
-    """``word`` as a plain verb from _VERBS ("Retrieves" -> "retrieve"), else None."""
+    """``word`` as a plain verb from VERBS ("Retrieves" -> "retrieve"), else None."""
     w = word.lower()
     for cut in (w, w[:-1] if w.endswith("s") else "", w[:-2] if w.endswith("es") else "",
                 w[:-3] + "y" if w.endswith("ies") else ""):
-        if cut in _VERBS:
+        if cut in VERBS:
             return cut
     return None
 

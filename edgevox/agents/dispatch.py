@@ -175,6 +175,8 @@ class CallDispatch:
         if said is not None:  # one hop: the tools word their own results
             a._count("one_hop_replies")
             return Done(said, STOP_REPLY)
+        if more and self.ctx.hops_left > 0:  # the results go back to the model after the undone part
+            return Next(more)
         return Next()
 
     def _tools_say(self, calls: list, results: list) -> str | None:

@@ -11,8 +11,9 @@ for an experiment and are recorded with every row.
 What is scored is what the agent *did*: the calls it dispatched and that succeeded (a
 call blocked for an unknown name or invalid arguments never reached a tool, and a hook may
 have had the model retry it). Tools are stubs that accept any valid arguments and return
-``{"ok": true}``; the turn ends as soon as a call has succeeded, so no tokens are spent on
-the spoken answer BFCL does not judge. A case's own system message becomes the session's
+``{"ok": true}``; the turn ends as soon as a call has succeeded (unless a hook asks for the
+undone part of the request: ``slm.remainder``), so no tokens are spent on the spoken answer
+BFCL does not judge. A case's own system message becomes the session's
 system text (it replaces the instructions, as a user's own system text does); earlier
 turns of the case become the session's history.
 
@@ -81,11 +82,14 @@ class AgentEngine:
         """The agent for one case: the case's functions as stub tools, shipped defaults."""
         from edgevox.agents import LLMAgent, default_slm_hooks
         from edgevox.agents.hooks import HookResult, hook
+        from edgevox.agents.slm.remainder import NOTE_HEADS
         from edgevox.tools import Tool
 
         @hook("before_llm", name="bfcl_stop_after_call", priority=0)
-        def stop_after_call(ctx: Any, _request: Any) -> HookResult | None:
-            return HookResult.end("(called)", reason="BFCL judges the calls") if ctx.successes() else None
+        def stop_after_call(ctx: Any, request: Any) -> HookResult | None:
+            if not ctx.successes() or any(n.startswith(NOTE_HEADS) for n in request.notes):
+                return None  # nothing done yet, or a hook asks for the request's undone part
+            return HookResult.end("(called)", reason="BFCL judges the calls")
 
         tools = [Tool.from_schema(t, _stub) for t in case.tools(sanitize=True)]
         options = {"hooks": [*default_slm_hooks(), stop_after_call], "grammar_cache": self._grammars,

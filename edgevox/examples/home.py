@@ -349,12 +349,15 @@ def home_hooks() -> list[Any]:
     default SLM hooks."""
     from edgevox.agents import default_slm_hooks
     from edgevox.agents.slm.follow_up import FollowUp
+    from edgevox.agents.slm.listed import ListedItems
     from edgevox.agents.slm.relevance import RelevanceGate
     from edgevox.agents.slm.remainder import Remainder
     from edgevox.agents.slm.wants import Wants
 
     gate = RelevanceGate()
-    return [FollowUp(), Wants(), gate, Remainder(gate=gate), *default_slm_hooks(relevance=False)]
+    slm = [ListedItems(leave=frozenset({"add_to_shopping_list"})) if h.name == ListedItems.name else h
+           for h in default_slm_hooks(relevance=False)]  # the shopping list's items: Wants, one hop each
+    return [FollowUp(), Wants(), gate, Remainder(gate=gate), *slm]
 
 
 def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str | None = None,

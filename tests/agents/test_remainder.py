@@ -113,3 +113,94 @@ def test_on_the_real_model_both_actions_of_one_sentence_run(qwen_backend):
     home.lights["bedroom"] = True
     r = agent.run("set a twenty minute timer and uh turn off the bedroom light")  # the timer undone, before
     assert home.lights["bedroom"] is False and [t["seconds"] for t in home.timers] == [1200], (r.calls, r.reply)
+
+
+def _market():
+    from edgevox.tools import tool
+
+    @tool
+    def stock_price(company: str) -> float:
+        """Get the latest stock price of a company.
+
+        Args:
+            company: The company.
+        """
+        return 190.5
+
+    @tool
+    def exchange_rate(base: str, target: str) -> float:
+        """Get the exchange rate between two currencies.
+
+        Args:
+            base: The currency to convert from.
+            target: The currency to convert to.
+        """
+        return 0.92
+
+    @tool
+    def buy_shares(company: str, shares: int) -> str:
+        """Buy shares of a company.
+
+        Args:
+            company: The company.
+            shares: How many shares.
+        """
+        return "bought"
+
+    @tool
+    def company_news(company: str) -> str:
+        """Get the latest news headlines about a company.
+
+        Args:
+            company: The company.
+        """
+        return "Apple opens a store"
+
+    return [stock_price, exchange_rate, buy_shares, company_news]
+
+
+def _market_agent(script, embedder, **remainder):
+    from edgevox.agents import LLMAgent
+
+    be = ScriptedBackend(script, preset="qwen2.5-coder-0.5b")
+    gate = RelevanceGate.answer_only(embedder=embedder)
+    hooks = [gate if h.name == "relevance" else Remainder(gate=gate, **remainder) if h.name == "remainder" else h
+             for h in default_slm_hooks()]
+    return be, LLMAgent(tools=_market(), model=be, hooks=hooks, max_tokens=64)
+
+
+def test_any_agents_default_hooks_call_a_lookup_the_request_still_wants_and_then_word_both(embedder):
+    assert any(h.name == "remainder" and h.readers_only for h in default_slm_hooks())
+    be, agent = _market_agent([call("stock_price", company="Apple"), call("exchange_rate", base="USD", target="EUR"),
+                               "Apple is at 190.5 and a dollar is 0.92 euros."], embedder, readers_only=True)
+    r = agent.run("Get the stock price of Apple and also the exchange rate from dollars to euros.")
+    assert [c.name for c in r.calls] == ["stock_price", "exchange_rate"] and all(c.ok for c in r.calls)
+    grammar = be.requests[1]["grammar"]
+    assert grammar.strategy == "single" and grammar.tool_names == ("exchange_rate",)
+    assert r.reply == "Apple is at 190.5 and a dollar is 0.92 euros." and r.hops == 3
+
+
+def test_with_readers_only_the_extra_hop_never_calls_a_tool_that_acts(embedder):
+    request = "Get the stock price of Apple and buy 10 shares of Apple."
+    be, agent = _market_agent([call("stock_price", company="Apple"), "Apple is at 190.5."], embedder,
+                              readers_only=True)
+    r = agent.run(request)
+    assert [c.name for c in r.calls] == ["stock_price"] and len(be.requests) == 2  # no forced purchase
+    be, agent = _market_agent([call("stock_price", company="Apple"), call("buy_shares", company="Apple", shares=10),
+                               "Done."], embedder)  # what readers_only prevents: the hop is forced to buy
+    r = agent.run(request)
+    assert be.requests[1]["grammar"].tool_names == ("buy_shares",)
+
+
+def test_a_request_for_three_things_gets_one_extra_hop_per_undone_part_up_to_its_rounds(embedder):
+    request = "Get the stock price of Apple, then the exchange rate from dollars to euros, then the latest news headlines about Apple."
+    script = [call("stock_price", company="Apple"), call("exchange_rate", base="USD", target="EUR"),
+              call("company_news", company="Apple"), "Apple is at 190.5, a dollar is 0.92 euros, and it opens a store."]
+    be, agent = _market_agent(script, embedder, readers_only=True, rounds=3)
+    r = agent.run(request)
+    assert [c.name for c in r.calls] == ["stock_price", "exchange_rate", "company_news"] and r.hops == 4
+    assert [q["grammar"].tool_names for q in be.requests[1:3]] == [("exchange_rate",), ("company_news",)]
+    be, agent = _market_agent(script[:2] + ["Apple is at 190.5 and a dollar is 0.92 euros."], embedder,
+                              readers_only=True, rounds=1)  # the voice assistant's one round
+    r = agent.run(request)
+    assert [c.name for c in r.calls] == ["stock_price", "exchange_rate"] and r.hops == 3

@@ -44,3 +44,20 @@ def test_a_real_case_runs_through_the_agent_with_its_defaults(qwen_backend, bfcl
     # the turn ends as soon as a call succeeded: no answer hop is spent on it
     assert (out["hooks"].get("bfcl_stop_after_call") == 1) == bool(ran)
     assert out["stopped"] in ("hook", "reply", "max_hops")
+
+
+def test_listed_values_and_the_undone_part_become_calls_through_the_agent(qwen_backend, bfcl_data_dir):
+    # session 12: parallel_3 lists three proteins and the model called for the first; the
+    # listed-items rule adds the other two. parallel_multiple_26 asks for a history "and also"
+    # a balance; the model called the first tool and the remainder hop calls the second
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend, max_tokens=160)
+    for case_id, hook_name in (("parallel_3", "listed_items"), ("parallel_multiple_26", None)):
+        case = load_cases(case_id.rsplit("_", 1)[0], bfcl_data_dir, ids=[case_id])[0]
+        out = engine.answer(case)
+        ran = [c for c in out["agent_calls"] if c["ok"]]
+        assert engine.score(case, out)["valid"], (case_id, ran)
+        assert len(ran) == len(case.possible_answer)
+        if hook_name:
+            assert out["hooks"].get(hook_name), out["hooks"]
+        else:
+            assert len({c["hop"] for c in ran}) == 2  # the second tool on the extra hop

@@ -22,6 +22,7 @@ from collections import Counter
 import pytest
 
 from edgevox.agents.slm.grounding import from_another_part, why_not
+from edgevox.agents.slm.listed import fan_out, run_together
 from edgevox.agents.slm.unit_args import REPAIRS, move_units
 from edgevox.bfcl.data import load_cases
 from edgevox.bfcl.schema import sanitize_name
@@ -76,3 +77,36 @@ def test_no_hook_rule_blocks_or_rewrites_a_right_call(category, bfcl_data_dir):
     assert calls > 0 and rewritten == []
     if category.startswith("live"):
         assert sum(blocked.values()) <= LIVE_BLOCKED_AT_MOST[category], blocked
+
+
+#: right answers the listed-items rule adds a call to, with why (each looked at)
+KNOWN_FANNED = {
+    "live_multiple_870-182-7": "'the genres Sci-fi and Action': the answer picks one genre, the request lists two",
+}
+
+
+def _right_answers(category: str, data_dir):
+    for case in load_cases(category, data_dir):
+        tools = {t.name: t for t in (Tool.from_schema(x, _stub) for x in case.tools(sanitize=True))}
+        request = [m for m in case.question if m.get("role") == "user"][-1]["content"]
+        calls = []
+        for answer in case.possible_answer or []:
+            (name, params), = answer.items()
+            calls.append((sanitize_name(name), {k: next(v for v in values if v != "") for k, values in params.items()
+                                                if any(v != "" for v in values)}))
+        yield case.id, request, calls, tools
+
+
+@pytest.mark.parametrize("category", ["simple_python", "multiple", "parallel", "parallel_multiple",
+                                      "live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"])
+def test_listed_items_add_nothing_to_a_whole_right_answer(category, bfcl_data_dir):
+    """A right answer already calls each listed item: the rule adds no call to it, and withdraws
+    none of its numbers as listed ones run together."""
+    seen = 0
+    for case_id, request, calls, tools in _right_answers(category, bfcl_data_dir):
+        seen += 1
+        added = fan_out(request, calls, tools)
+        assert not added or case_id in KNOWN_FANNED, (case_id, request[:160], added)
+        assert not [v for _, args in calls for v in args.values() if run_together(request, v)], case_id
+    assert seen > 0
+

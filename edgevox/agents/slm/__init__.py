@@ -9,12 +9,17 @@ hook (stats name)  point(s)      catches
 relevance          before_llm    a request nearer, by meaning, to generic lines no tool
                                  serves ("Who wrote Hamlet?") than to every tool's own
                                  requests -> the first hop may only answer in words
+remainder          after_tool,   a part of a two-action request clearly for a tool no call
+                   before_llm    of the turn used -> one more hop that calls it
 loop_guard         before_tool   the same call twice in a turn -> earlier result, then a
                                  plain-reply hop
 placeholder_args   before_tool   "", "string", "<value>", "..." as argument values
 unknown_tool       after_llm     a call to a tool that does not exist -> list the real ones
 grounding          before_tool   a call that shares no word with the request (a blind
                                  request -> the light tool) -> blocked, answer in words
+listed_items       after_llm,    one call where the request lists several values of its
+                   before_tool   argument ("in Egypt and Turkey") -> a call for each item;
+                                 listed numbers run together ("5,10" -> 510) -> withdrawn
 unit_args          before_tool   numbers under the wrong unit ("2 hours and 15 minutes" ->
                                  seconds=15) -> moved to the unit the request said;
                                  amounts in words ("half an hour", "max") -> set
@@ -34,6 +39,7 @@ from edgevox.agents.slm.arg_shape import ArgShapeHint, schema_hint
 from edgevox.agents.slm.echo_guard import EchoGuard
 from edgevox.agents.slm.false_claim import FalseClaim
 from edgevox.agents.slm.grounding import Grounding
+from edgevox.agents.slm.listed import ListedItems
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
@@ -41,7 +47,7 @@ from edgevox.agents.slm.unit_args import UnitArgs
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 
 __all__ = [
-    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
+    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
     "UnitArgs", "UnknownToolHint",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
@@ -51,10 +57,14 @@ def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
     """A fresh set of the SLM safety hooks, in their intended priority order.
 
     ``relevance`` adds the relevance gate's answer-in-words decision alone
-    (``RelevanceGate.answer_only()``; the voice assistant's ``home_hooks()`` brings the whole
-    gate instead and passes False). Without the embedding model it stands aside."""
+    (``RelevanceGate.answer_only()``) and, on the gate's embeddings, the undone part of a
+    request that asks for two things (``remainder``); the voice assistant's ``home_hooks()``
+    brings the whole gate and its own remainder hook instead and passes False. Without the
+    embedding model both stand aside."""
     from edgevox.agents.slm.relevance import RelevanceGate
+    from edgevox.agents.slm.remainder import Remainder
 
-    gate = [RelevanceGate.answer_only()] if relevance else []
-    return [*gate, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), UnitArgs(), EchoGuard(),
+    gate = RelevanceGate.answer_only()
+    by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)] if relevance else []
+    return [*by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
             ArgShapeHint(), SpeakableReply(), FalseClaim()]

@@ -15,6 +15,14 @@ that tool, with the part repeated in a note. When the part is as near a second u
 the two (``LLMRequest.allowed``) rather than the embedding alone. A part that names a device no tool serves, or
 asks a question of a tool that changes things, is left alone (grounding no longer checks a
 call once one has succeeded in the turn, so the checks it would make are made here first).
+
+``default_slm_hooks()`` brings it for any tool set with ``readers_only``: there the extra hop
+may only call a tool that looks things up. Measured offline on BFCL's right answers (the
+first call given, the part and the tool from the embeddings alone, session 12): on
+parallel_multiple 0-99 it names a tool the answer still needs in 61 cases and a wrong one in
+2; on simple_python (400) and multiple (200) it never fires; on live_multiple it fires on 7
+of 1053 one-call answers (without ``readers_only``, 11 -- "Payment_1_RequestPayment" among
+them, an action nobody asked for).
 """
 
 from __future__ import annotations
@@ -26,12 +34,14 @@ from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import JOIN
 from edgevox.agents.slm.grounding import is_question, unserved_devices
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
-from edgevox.agents.slm.vocabulary import changes_things
+from edgevox.agents.slm.vocabulary import changes_things, may_act
 
 #: the note of the extra hop (never stored in the session)
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 NOTE_HEADS = ("Call ",)
+#: a longer "part" is a paragraph of context or instructions, not half of a spoken request
+MAX_PART_WORDS = 30
 
 
 def parts_of(text: str) -> list[str]:
@@ -48,11 +58,17 @@ class Remainder(Hook):
     priority = 6  # after the relevance gate and grounding (before_tool), before the arguments' repairs
 
     def __init__(self, *, gate: RelevanceGate | None = None, call_above: float = CALL_ABOVE,
-                 lead: float = TRUST_LEAD, **kw: Any):
+                 lead: float = TRUST_LEAD, readers_only: bool = False, rounds: int = 1, **kw: Any):
+        """``readers_only``: the extra hop may only call tools that look things up (never one
+        that may act: ``vocabulary.may_act``) -- for tool sets nobody has measured this on.
+        ``rounds``: at most this many extra hops, each after the last one's calls succeeded
+        (a request for three or four things)."""
         super().__init__(**kw)
+        self.rounds = rounds
         self.gate = gate or RelevanceGate()
         self.call_above = call_above
         self.lead = lead
+        self.readers_only = readers_only
 
     def undone(self, ctx: TurnContext, called: set[str]) -> tuple[tuple[str, ...], str] | None:
         """``(tools, part)`` of the first part of the request clearly for a tool no call used:
@@ -70,7 +86,9 @@ class Remainder(Hook):
             if name is None or name in called or rel.margin < self.call_above:
                 continue
             names = (name,) if sim - near >= self.lead else (name, other) if other and other not in called else ()
-            if not names or unserved_devices(part, tools) or (
+            if self.readers_only:
+                names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
+            if not names or len(part.split()) > MAX_PART_WORDS or unserved_devices(part, tools) or (
                     is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
             return names, part
@@ -85,10 +103,12 @@ class Remainder(Hook):
 
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
         st = ctx.state(self)
-        if st.get("done") or not getattr(result, "ok", False) or any(
-                r.dispatched and r.error is None and r.hop < ctx.hop for r in ctx.records):
-            return None  # only the turn's first hop that acts (a blocked first call may be redirected);
-            # the turn goes on only when every call of that hop succeeded: dispatch checks
+        acted_before = any(r.dispatched and r.error is None and r.hop < ctx.hop for r in ctx.records)
+        if st.get("rounds", 0) >= self.rounds or not getattr(result, "ok", False) or (
+                acted_before and st.get("forced_hop") != ctx.hop):
+            return None  # only the turn's first hop that acts (a blocked first call may be redirected)
+            # or the extra hop this hook forced; the turn goes on only when every call of that hop
+            # succeeded: dispatch checks
         called = {r.name for r in ctx.records} | {result.name}
         found = self.undone(ctx, called)
         st["pending"] = found
@@ -102,9 +122,10 @@ class Remainder(Hook):
         st = ctx.state(self)
         found = st.pop("pending", None)
         note = self.note(found) if found else None
-        if note is None or note not in request.notes or st.get("done") or not request.tools:
+        if note is None or note not in request.notes or st.get("rounds", 0) >= self.rounds or not request.tools:
             return None  # the hop the tools' sentences made way for (not a say-less tool's wording hop)
-        st["done"] = True
+        st["rounds"] = st.get("rounds", 0) + 1
+        st["forced_hop"] = ctx.hop
         names = found[0]
         if len(names) == 1:
             request = dataclasses.replace(request, strategy=("single", names[0]), notes=[note])

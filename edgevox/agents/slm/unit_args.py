@@ -15,6 +15,7 @@ and a name it gives ("a pasta timer": ``labels``).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -132,10 +133,35 @@ def fix_decimal(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     return None
 
 
+_PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
+#: a parameter that holds a rate: its name says so
+_RATE = re.compile(r"rate|yield|return|growth", re.IGNORECASE)
+
+
+def fix_percent_rate(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A rate said in percent that the call holds as the bare number ("an interest rate of 5%"
+    -> ``interest_rate=5.0``): the fraction (0.05), for a number parameter named for a rate
+    whose description does not say it takes a percentage ("as a percentage", "in percent").
+    Measured through the agent on BFCL parallel 0-49 (session 12): three cases had every call
+    right but the rate, written as the percent said."""
+    said = {float(m.group(1)) for m in _PERCENT.finditer(request)}
+    if not said:
+        return None
+    fixed = dict(arguments)
+    for key, schema in properties(tool).items():
+        value = arguments.get(key)
+        if (not isinstance(value, (int, float)) or isinstance(value, bool) or float(value) not in said
+                or float(value) < 1 or "number" not in str(schema.get("type")) or not _RATE.search(key)
+                or re.search(r"percent", str(schema.get("description") or ""), re.IGNORECASE)):
+            continue
+        fixed[key] = round(float(value) / 100, 10)
+    return fixed if fixed != arguments else None
+
+
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
 REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
-           fix_level_switched_off)
+           fix_level_switched_off, fix_percent_rate)
 
 
 class UnitArgs(Hook):
