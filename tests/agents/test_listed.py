@@ -168,3 +168,19 @@ def test_the_real_model_gets_a_call_for_each_listed_value(qwen_backend):
                      max_tokens=96)
     agent.run("I want to know the rise and fall of Christianity in Egypt, Greece and Turkey from 100 A.D to 1500 A.D.")
     assert sorted(seen) == ["Egypt", "Greece", "Turkey"]
+
+
+def test_the_voice_assistant_switches_every_listed_room_and_leaves_the_shopping_list_to_its_own_hops():
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([call("set_light", room="kitchen", on=False)], preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    home.lights.update(kitchen=True, bedroom=True)
+    r = agent.run("Lights off in the kitchen and the bedroom.")
+    assert home.lights["kitchen"] is False and home.lights["bedroom"] is False and len(be.requests) == 1
+    assert r.reply == "The kitchen light is off. The bedroom light is off."
+    be = ScriptedBackend([call("add_to_shopping_list", item="eggs"), call("add_to_shopping_list", item="flour")],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    agent.run("Add eggs and flour to the shopping list.")
+    assert home.shopping == ["eggs", "flour"] and len(be.requests) == 2  # one hop per item, as before
