@@ -283,6 +283,39 @@ def _typed(schema: Any, anchor: Any, item: Any) -> Any:
     return item
 
 
+def _lists_of(request: str, own: Sequence[Mapping[str, Any]], schemas: Mapping[str, Any]
+              ) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """{argument: (its listed items, typed for it; the call that said one)} for one tool's calls."""
+    lists: dict[str, tuple[list[Any], dict[str, Any]]] = {}
+    for args in own:
+        for key, value in args.items():
+            if key in lists or key not in schemas:
+                continue
+            items = listed_items(request, value, enum_of(schemas[key]))
+            if items is None:
+                together = run_together(request, value)
+                items = _number_list(request, together[0]) if together else None
+            if items is None:
+                continue
+            typed = [_typed(schemas[key], value, x) for x in items]
+            if None in typed or any(sum(_holds(a, x) for x in typed) >= 2 for a in own):
+                continue  # "the GCD of 96 and 128": the list is one call's arguments
+            lists[key] = (typed, dict(args))
+    return lists
+
+
+def _combos(lists: Mapping[str, tuple[list[Any], Any]], respectively: bool) -> list[dict[str, Any]]:
+    """The argument values each call should hold: every pairing of the lists, or item i with item
+    i when the request says "respectively" (none when those lists differ in length)."""
+    keys = list(lists)
+    columns = [lists[k][0] for k in keys]
+    if respectively and len(keys) > 1:
+        rows = list(zip(*columns, strict=True)) if len({len(c) for c in columns}) == 1 else []
+    else:
+        rows = list(itertools.product(*columns))
+    return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
 def fan_out(request: str, calls: Sequence[tuple[str, Mapping[str, Any]]], tools: Mapping[str, Any]
             ) -> list[tuple[str, dict[str, Any]]]:
     """The calls to add so that each listed item has its own (see the module docstring)."""
@@ -290,39 +323,12 @@ def fan_out(request: str, calls: Sequence[tuple[str, Mapping[str, Any]]], tools:
     respectively = bool(re.search(r"\brespectively\b", request, re.IGNORECASE))
     for name in dict.fromkeys(n for n, _ in calls):
         tool = tools.get(name)
-        if tool is None:
-            continue
         own = [dict(a) for n, a in calls if n == name and isinstance(a, Mapping)]
-        schemas = properties(tool)
-        lists: dict[str, tuple[list[Any], dict[str, Any]]] = {}
-        for args in own:
-            for key, value in args.items():
-                if key in lists or key not in schemas:
-                    continue
-                items = listed_items(request, value, enum_of(schemas[key]))
-                if items is None:
-                    together = run_together(request, value)
-                    items = _number_list(request, together[0]) if together else None
-                if items is None:
-                    continue
-                typed = [_typed(schemas[key], value, x) for x in items]
-                if None in typed or any(sum(_holds(args, x) for x in typed) >= 2 for args in own):
-                    continue  # "the GCD of 96 and 128": the list is one call's arguments
-                lists[key] = (typed, args)
+        lists = _lists_of(request, own, properties(tool)) if tool is not None else {}
         if not lists:
             continue
-        keys = list(lists)
-        if len(keys) == 1:
-            combos = [{keys[0]: x} for x in lists[keys[0]][0]]
-        elif respectively:
-            columns = [lists[k][0] for k in keys]
-            if len({len(c) for c in columns}) != 1:
-                continue
-            combos = [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
-        else:
-            combos = [dict(zip(keys, row, strict=True)) for row in itertools.product(*(lists[k][0] for k in keys))]
-        base = lists[keys[0]][1]
-        for combo in combos:
+        base = next(iter(lists.values()))[1]
+        for combo in _combos(lists, respectively):
             if any(all(_holds(args.get(k), v) for k, v in combo.items()) for args in own):
                 continue
             if len(combo) == 1 and any(_holds(args, next(iter(combo.values()))) for args in own):
