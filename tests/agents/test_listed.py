@@ -11,7 +11,7 @@ import pytest
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.slm.listed import fan_out, listed_items, run_together
+from edgevox.agents.slm.listed import fan_out, items_listed_with, run_together
 from edgevox.agents.slm.unit_args import fix_percent_rate
 from edgevox.tools import Tool, tool
 
@@ -32,7 +32,7 @@ from edgevox.tools import Tool, tool
     ("Add milk, eggs and bread to the shopping list.", "milk", ["milk", "eggs", "bread"]),
 ])
 def test_a_value_said_as_one_item_of_a_list_gives_the_list(request_, value, items):
-    assert listed_items(request_, value) == items
+    assert items_listed_with(request_, value) == items
 
 
 @pytest.mark.parametrize(("request_", "value"), [
@@ -50,7 +50,7 @@ def test_a_value_said_as_one_item_of_a_list_gives_the_list(request_, value, item
     ("What's the weather in london and the time?", "london"),
 ])
 def test_a_value_not_in_a_list_of_like_items_gives_none(request_, value):
-    assert listed_items(request_, value) is None
+    assert items_listed_with(request_, value) is None
 
 
 def test_listed_numbers_run_together_are_found_only_when_the_number_is_never_said():

@@ -64,7 +64,9 @@ def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
     from edgevox.agents.slm.relevance import RelevanceGate
     from edgevox.agents.slm.remainder import Remainder
 
-    gate = RelevanceGate.answer_only()
-    by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)] if relevance else []
+    by_meaning: list[Hook] = []
+    if relevance:
+        gate = RelevanceGate.answer_only()
+        by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)]
     return [*by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
             ArgShapeHint(), SpeakableReply(), FalseClaim()]

@@ -41,7 +41,7 @@ from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import said_numbers
 from edgevox.agents.slm.vocabulary import CHANGERS, enum_of, properties
 
-__all__ = ["ListedItems", "fan_out", "listed_items", "run_together"]
+__all__ = ["ListedItems", "fan_out", "items_listed_with", "run_together"]
 
 #: at most this many calls added to one hop
 MAX_ADDED = 6
@@ -61,6 +61,8 @@ _NAME_WORD = r"[A-Z0-9][\w.'&-]*"
 _NAME = re.compile(_NAME_WORD + r"(?:\s+(?:(?:of|de|the)\s+)?" + _NAME_WORD + r")*")
 _NAME_AT_END = re.compile(r"(" + _NAME_WORD + r"(?:\s+(?:(?:of|de|the)\s+)?" + _NAME_WORD + r")*)$")
 _ARTICLE = re.compile(r"(?:the|a|an)\s+", re.IGNORECASE)
+_QUOTED = re.compile(r"(['\"])([^'\"]{1,80})\1")
+_QUOTED_AT_END = re.compile(r"(['\"])([^'\"]{1,80})\1$")
 #: words that never start an item of a list of things ("in london and the time" is no list)
 _NOT_AN_ITEM = frozenset("""
 the a an its their his her my our your it i i'm i'd i'll i've you we they he she this that these those
@@ -126,7 +128,7 @@ def _item_after(request: str, pos: int, shape: str, width: int, members: Sequenc
                 ) -> tuple[str, int] | None:
     """The item that starts at ``pos``, shaped like the value beside it, and where it ends."""
     if shape == "quoted":
-        m = re.compile(r"(['\"])([^'\"]{1,80})\1").match(request, pos)
+        m = _QUOTED.match(request, pos)
         return (m.group(2), m.end()) if m else None
     if shape in ("name", "number name"):
         m = _NAME.match(request, pos)
@@ -149,7 +151,7 @@ def _item_before(request: str, end: int, shape: str, width: int) -> str | None:
     """The item that ends at ``end`` (for a value said after the list's first item)."""
     head = request[:end]
     if shape == "quoted":
-        m = re.search(r"(['\"])([^'\"]{1,80})\1$", head)
+        m = _QUOTED_AT_END.search(head)
         return m.group(2) if m else None
     if shape in ("name", "number name"):
         m = _NAME_AT_END.search(head)
@@ -167,8 +169,8 @@ def _words(text: str, n: int) -> list[str]:
     return words[:n] if n > 0 else words[n:]
 
 
-def _string_list_at(request: str, start: int, end: int, members: Sequence[Any]) -> tuple[list[str], int] | None:
-    """The list whose item the request says at ``start:end``, and where the list starts."""
+def _string_list_at(request: str, start: int, end: int, members: Sequence[Any]) -> list[str] | None:
+    """The list whose item the request says at ``start:end``, or None."""
     value = request[start:end]
     quoted = start > 0 and end < len(request) and request[start - 1] in "'\"" and request[end] == request[start - 1]
     shape = ("quoted" if quoted else "name" if value[:1].isupper() else "number name" if value[:1].isdigit()
@@ -188,7 +190,8 @@ def _string_list_at(request: str, start: int, end: int, members: Sequence[Any]) 
         item = _item_after(request, at, shape, width, members)
         if item is None:
             break
-        if _words(request[item[1]:], 2) and _words(request[item[1]:], 2) == _words(request[:start], -2):
+        after = _words(request[item[1]:], 2)
+        if after and after == _words(request[:start], -2):
             break  # "Apple Inc. listed on NASDAQ and Microsoft listed on NYSE": two clauses, not a list
         items.append(item[0])
         pos = item[1]
@@ -206,7 +209,7 @@ def _string_list_at(request: str, start: int, end: int, members: Sequence[Any]) 
         first = before.start() - len(item) - (2 if shape == "quoted" else 0)
     if len(items) < 2 or not (joined_by_and or shape == "quoted") or _RANGE_HEAD.search(request, 0, first):
         return None
-    return items, first
+    return items
 
 
 def _string_list(request: str, value: str, members: Sequence[Any] = ()) -> list[str] | None:
@@ -219,11 +222,11 @@ def _string_list(request: str, value: str, members: Sequence[Any] = ()) -> list[
              for m in re.finditer(r"(?<![\w])" + re.escape(value) + r"(?![\w])", request, re.IGNORECASE)]
     # "Neutron and Proton ... a Proton and Neutron" is one list; "for Microsoft and Apple ... Microsoft's
     # stocks" says the value alone too, and which part the call is for is not ours to say
-    lists = {frozenset(x.lower() for x in got[0]) if got else None for got in found}
-    return found[0][0] if len(lists) == 1 and None not in lists else None
+    lists = {frozenset(x.lower() for x in got) if got else None for got in found}
+    return found[0] if len(lists) == 1 and None not in lists else None
 
 
-def listed_items(request: str, value: Any, members: Sequence[Any] = ()) -> list[Any] | None:
+def items_listed_with(request: str, value: Any, members: Sequence[Any] = ()) -> list[Any] | None:
     """The items of the list the request says ``value`` in, or None when it says it alone
     (``members``: the parameter's enum, whose members may stand anywhere in a sentence)."""
     if isinstance(value, bool) or value is None:
@@ -243,17 +246,14 @@ def run_together(request: str, value: Any) -> list[float] | None:
     numbers = [_number_value(m) for m in _NUMBER.finditer(request)]
     if float(value) in numbers:
         return None
-    digits = str(value)
-    for i in range(len(numbers)):
-        listed = _number_list(request, numbers[i])
-        if not listed:
-            continue
-        for a, b in itertools.combinations(range(len(listed) + 1), 2):
-            part = listed[a:b]
-            if len(part) >= 2 and all(float(x).is_integer() for x in part) and \
-                    "".join(str(int(x)) for x in part) == digits:
-                return part
-        break
+    listed = next((got for n in numbers if (got := _number_list(request, n))), None)  # the request's first list
+    if listed is None:
+        return None
+    for a, b in itertools.combinations(range(len(listed) + 1), 2):
+        part = listed[a:b]
+        if len(part) >= 2 and all(float(x).is_integer() for x in part) and \
+                "".join(str(int(x)) for x in part) == str(value):
+            return part
     return None
 
 
@@ -291,7 +291,7 @@ def _lists_of(request: str, own: Sequence[Mapping[str, Any]], schemas: Mapping[s
         for key, value in args.items():
             if key in lists or key not in schemas:
                 continue
-            items = listed_items(request, value, enum_of(schemas[key]))
+            items = items_listed_with(request, value, enum_of(schemas[key]))
             if items is None:
                 together = run_together(request, value)
                 items = _number_list(request, together[0]) if together else None

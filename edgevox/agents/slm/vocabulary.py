@@ -165,10 +165,11 @@ def changes_things(tool: Any) -> bool:
 
 #: verbs of deals and bookings that a tool's name may hold anywhere ("Payment_1_RequestPayment")
 _DEALS = frozenset("reserve reserves purchase purchases pay pays transfer transfers request requests submit rent hire".split())
+_ACTING = CHANGERS | _DEALS
 
 
 def may_act(tool: Any) -> bool:
     """Does the tool, by its name or description, perhaps do something in the world? Wider
     than ``changes_things``: any word of the name counts ("Events_3_BuyEventTickets")."""
     words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", tool.name.replace(".", "_"))
-    return changes_things(tool) or any(w.lower() in CHANGERS | _DEALS for w in words)
+    return changes_things(tool) or any(w.lower() in _ACTING for w in words)
