@@ -132,6 +132,11 @@ class LLMAgent:
         #: preset profile's ``answer_after_results``; see ``edgevox.agents.types.ANSWER``)
         self.answer_after_results = bool(profile.get("answer_after_results", False))
         self.confirm_below = confirm_below if confirm_below is not None else profile.get("confirm_below")
+        #: (wire format, preset) in which the first acting hop's calls are written again when
+        #: no tool has examples (the profile's ``own_layout``; see ``edgevox.agents.own_layout``)
+        self.own_layout: tuple[str, str] | None = (
+            (profile["own_layout"], profile.get("own_layout_preset", self.preset.name))
+            if profile.get("own_layout") else None)
         if demonstrations is None:
             demonstrations = bool(profile.get("demonstrations", False))
         self._demo_setting = self._check_demonstrations(demonstrations)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
+from edgevox.agents import own_layout
 from edgevox.agents.demonstrations import tool_spec
 from edgevox.agents.hooks import StreamFilter
 from edgevox.agents.steps import BackendFailed, Overflow
@@ -99,7 +100,8 @@ class HopStream:
         parser = StreamingParser(a.preset.detectors, tools=tools or None, think_tags=think)
         ordered = sorted(a.hooks.hooks, key=lambda h: not getattr(h, "stream_first", False))  # stable
         filters = [f for f in (h.stream_filter(self.ctx) for h in ordered) if f is not None]
-        early = self._early_ok and bool(tools) and request.strategy not in ("none", ANSWER)
+        early = (self._early_ok and bool(tools) and request.strategy not in ("none", ANSWER)
+                 and not (request.hop == 0 and own_layout.may_rewrite(a)))
         self._drop_early()
         self._hop_spoken = ""
         opts = {k: v for k, v in request.options.items() if v is not None}

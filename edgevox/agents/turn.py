@@ -11,6 +11,7 @@ import time
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from edgevox.agents import own_layout
 from edgevox.agents.dispatch import CallDispatch
 from edgevox.agents.hooks import HookFailed, TurnContext
 from edgevox.agents.hop import HopStream, remainder
@@ -162,6 +163,10 @@ class RunningTurn(HopStream, CallDispatch):
             return Done(out.end_reply, STOP_HOOK)
         request = out.payload
         output = yield from self._generate(request)
+        if own_layout.wanted(a, request, output) and not self.stop.is_set():
+            t0 = time.perf_counter()
+            output = own_layout.rewrite(a, self.session, request, output, self.stop)
+            self.llm_s += time.perf_counter() - t0
         if output.finish_reason == "cancelled" or self.stop.is_set():
             self.spoken_hop_commit(self._hop_spoken)
             return Done("", STOP_CANCELLED)

@@ -121,7 +121,7 @@ class AgentEngine:
             return unanswered("error", result.reply, timings)
         return {
             "raw": result.reply, "finish_reason": "stop", "timings": timings, "hops": result.hops,
-            "stopped": result.stopped_reason, "hooks": dict(agent.hook_stats),
+            "stopped": result.stopped_reason, "hooks": dict(agent.hook_stats), "loop": dict(agent.loop_stats),
             "agent_calls": [{"name": r.name, "arguments": r.arguments, "ok": r.dispatched and r.error is None,
                              "error": r.error, "hop": r.hop} for r in result.calls],
         }

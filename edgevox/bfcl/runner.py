@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from edgevox.agents.own_layout import LIST_INSTRUCTIONS
 from edgevox.bfcl.checker import check
 from edgevox.bfcl.data import Case
 from edgevox.bfcl.report import read_records
@@ -67,14 +68,7 @@ SYSTEM_PROMPTS: dict[str, str | None] = {
         f"questions), make one call for each of them: several {hermes.OPEN} blocks, one after "
         "another. If no function fits the request, answer in plain text without a call."
     ),
-    "list": (
-        "You are a function-calling assistant. To use the functions, reply with only a JSON "
-        'list of calls: [{"name": "func_name", "arguments": {"arg": value}}, ...]. Put one '
-        "item in the list for every call the request needs: a request about several items, "
-        "values or places needs several calls, one per item. Use values exactly as given in "
-        "the request. If none of the functions can answer the request, do not call any: reply "
-        "in plain text."
-    ),
+    "list": LIST_INSTRUCTIONS,  # the agent's own-layout hop asks in the same words
     "calls": (
         "Answer by calling the provided functions. Make every call the request needs: "
         f"when it asks for several things, emit one {hermes.OPEN} block per call. Use values "

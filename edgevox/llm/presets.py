@@ -183,7 +183,8 @@ def _profiled(d: dict[str, Any], path: Path, base: Preset) -> Preset:
 
 
 _PROFILE_KEYS = {"instructions": str, "policy": str, "demonstrations": bool, "constrain_auto": bool,
-                 "confirm_below": (int, float), "answer_after_results": bool}
+                 "confirm_below": (int, float), "answer_after_results": bool,
+                 "own_layout": str, "own_layout_preset": str}
 
 
 def _profile(table: Any) -> dict[str, Any]:

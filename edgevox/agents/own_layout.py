@@ -1,0 +1,113 @@
+"""The calls of a turn's first acting hop written again in the model's own layout.
+
+Why: the envelope (``{"tool": ...}`` or ``{"answer": ...}`` under a grammar, with
+demonstrations) is what makes a small model answer small talk in words instead of acting,
+but for a tool set without ``@tool(examples=)`` its demonstrations are made up from the
+schemas, and the 0.5B coder copies their shape: a list of two or three calls where a
+request asks for four, one call where it tells a scene of several. Asked for a JSON list
+of calls in its own fenced layout (``json_fenced``), with no demonstrations, the same model
+counts what a request asks for far better (BFCL parallel 100-149: 66 % in one generation,
+against 30 % for the agent's envelope calls; bfcl/README.md, "Session 13").
+
+So a profile may name its model's own layout (``own_layout``, with the preset whose
+template lists the tools for it, ``own_layout_preset``). When the envelope chose to call
+on the turn's first hop, and no tool carries examples of its own, the same request is
+decoded once more in that layout, from the same session but with the list instructions
+below in place of the envelope's instructions and demonstrations. The envelope still
+decides *whether* to act (the own layout calls a tool for nearly any request: BFCL
+irrelevance 2 %), the own layout writes *which calls*. Its calls replace the envelope's
+only when they call every tool the envelope called, and no other unless the envelope
+itself called more than one tool (asked about one thing, the own layout tends to add a
+second tool nobody asked for: BFCL multiple 0-49, four such cases). Every replaced call
+still goes through the ``after_llm`` hooks like any other.
+
+A registry whose tools have examples (the voice assistant's home tools) never gets here:
+its demonstrations are its author's, and its prompt and turns stay as they were.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from edgevox.agents.demonstrations import tool_spec
+from edgevox.agents.types import ANSWER, LLMOutput, LLMRequest
+
+log = logging.getLogger(__name__)
+
+#: The system text of the own-layout generation: ask for a JSON list with one item per
+#: thing asked (the BFCL runner's ``--system list`` is this text too).
+LIST_INSTRUCTIONS = (
+    "You are a function-calling assistant. To use the functions, reply with only a JSON "
+    'list of calls: [{"name": "func_name", "arguments": {"arg": value}}, ...]. Put one '
+    "item in the list for every call the request needs: a request about several items, "
+    "values or places needs several calls, one per item. Use values exactly as given in "
+    "the request. If none of the functions can answer the request, do not call any: reply "
+    "in plain text."
+)
+
+
+def may_rewrite(agent: Any) -> bool:
+    """Whether the agent's first acting hops may have their calls written again (then no
+    call starts before its hop has ended)."""
+    return (agent.own_layout is not None and hasattr(agent.backend, "with_preset")
+            and not any(tool_spec(t)[3] for t in agent.registry))
+
+
+def wanted(agent: Any, request: LLMRequest, output: LLMOutput) -> bool:
+    """Whether this hop's calls are to be written again in the own layout."""
+    return (request.hop == 0 and not request.notes and request.strategy not in ("none", ANSWER)
+            and bool(output.calls) and may_rewrite(agent))
+
+
+def messages(session: Any) -> list[dict]:
+    """The session as the own layout sees it: the list instructions (then the session's own
+    system text, as a BFCL case's), its messages; no envelope instructions, no demonstrations."""
+    system = LIST_INSTRUCTIONS + (f"\n\n{session.system}" if session.system else "")
+    with session.lock:
+        history = [dict(m) for m in session.messages]
+    return [{"role": "system", "content": system}, *history]
+
+
+def chosen(envelope: list[Any], own: list[Any]) -> list[Any]:
+    """The own layout's calls when they call every tool the envelope called and no other
+    (unless the envelope called several tools itself); else the envelope's."""
+    before, after = {c.name for c in envelope}, {c.name for c in own}
+    if own and before <= after and (after <= before or len(before) > 1):
+        return own
+    return envelope
+
+
+def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
+            stop_event: Any = None) -> LLMOutput:
+    """``output`` with its calls written again in the own layout (see the module's notes);
+    ``output`` itself when the own layout fails or its calls are not taken."""
+    from edgevox.grammars import GrammarError, grammar_for_strategy
+    from edgevox.llm import ContextOverflow
+    from edgevox.parsing import parse_tool_calls
+
+    wire_format, preset = agent.own_layout
+    backend = agent.backend.with_preset(preset)
+    tools = request.tools
+    try:
+        grammar = grammar_for_strategy("reply_or_tool", tools, wire_format, cache=agent.grammar_cache,
+                                       parallel_tool_calls=True)
+        opts = {k: v for k, v in request.options.items() if v is not None}
+        done = backend.complete(messages(session), tools, grammar=grammar,
+                                stop_event=stop_event, **opts)
+    except (GrammarError, ContextOverflow, RuntimeError, OSError, ValueError) as exc:
+        log.warning("agent %r: own-layout calls failed (%s); the envelope's calls stand", agent.name, exc)
+        agent._count("own_layout_failures")
+        return output
+    if done.finish_reason not in ("stop", "length"):
+        return output
+    parsed = parse_tool_calls(done.text, parsers=backend.preset.detectors, tools=tools)
+    calls = chosen(list(output.calls), list(parsed.calls))
+    if calls is output.calls or calls == list(output.calls):
+        return output
+    agent._count("own_layout_calls")
+    confidences = [c.confidence for c in output.calls if c.confidence is not None]
+    for call in calls:  # the decision to act, and how sure it was, is the envelope's
+        call.confidence = min(confidences) if confidences else None
+    return output.replace(calls=calls)
+

@@ -1,0 +1,155 @@
+"""The first acting hop's calls written again in the model's own layout (json_fenced).
+
+Which calls are taken (pure logic), the loop on a scripted backend (what the second
+generation is shown and under which grammar, when it runs at all), and the real agent on
+a BFCL case whose calls the envelope alone gets wrong (tests/bfcl/test_agent_engine.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from agent_fakes import ScriptedBackend
+
+from edgevox.agents import LLMAgent, default_slm_hooks
+from edgevox.agents.own_layout import LIST_INSTRUCTIONS, chosen, may_rewrite
+from edgevox.parsing.types import ToolCall
+from edgevox.tools import tool
+
+
+class TwoLayoutBackend(ScriptedBackend):
+    """The scripted backend, also under a second preset (sharing its script and records),
+    as ``LlamaBackend.with_preset`` shares the loaded model."""
+
+    def with_preset(self, preset: str) -> TwoLayoutBackend:
+        from edgevox.llm import get_preset
+
+        other = copy.copy(self)
+        other.preset = get_preset(preset)
+        return other
+
+
+def envelope(*calls: tuple[str, dict]) -> str:
+    items = [{"tool": n, "arguments": a} for n, a in calls]
+    return json.dumps(items[0] if len(items) == 1 else items)
+
+
+def fenced(*calls: tuple[str, dict]) -> str:
+    return "```json\n" + json.dumps([{"name": n, "arguments": a} for n, a in calls]) + "\n```"
+
+
+def tc(name: str, **args) -> ToolCall:
+    return ToolCall(None, name, args)
+
+
+def test_own_calls_are_taken_when_they_keep_the_envelopes_tools():
+    env = [tc("fall_time", height=10)]
+    more = [tc("fall_time", height=10), tc("fall_time", height=20), tc("fall_time", height=30)]
+    assert chosen(env, more) == more  # the count is the own layout's
+    assert chosen(env, []) == env  # it answered in words: the envelope decided to act
+    other = [tc("triangle_area", base=3, height=4)]
+    assert chosen(env, other) == env  # a different tool: the envelope's choice stands
+    added = [tc("fall_time", height=10), tc("triangle_area", base=3, height=4)]
+    assert chosen(env, added) == env  # asked about one thing, a second tool is not added
+    two = [tc("fall_time", height=10), tc("triangle_area", base=3, height=4)]
+    three = [*two, tc("unit_price", item="tea")]
+    assert chosen(two, three) == three  # the envelope itself saw several things asked
+
+
+seen: list[tuple] = []
+
+
+@tool
+def fall_time(height: float) -> str:
+    """How long an object dropped from rest takes to reach the ground.
+
+    Args:
+        height: The height it falls from, in meters.
+    """
+    seen.append(("fall", height))
+    return "ok"
+
+
+@tool
+def triangle_area(base: float, height: float) -> str:
+    """The area of a triangle.
+
+    Args:
+        base: The base.
+        height: The height.
+    """
+    seen.append(("area", base, height))
+    return "ok"
+
+
+def _agent(script, tools=(fall_time, triangle_area), **kw):
+    be = TwoLayoutBackend(script, preset="qwen2.5-coder-0.5b")
+    agent = LLMAgent(tools=list(tools), model=be, hooks=default_slm_hooks(relevance=False), warm=False, **kw)
+    return be, agent
+
+
+def test_the_second_generation_sees_the_list_instructions_and_no_demonstrations():
+    seen.clear()
+    be, agent = _agent([envelope(("fall_time", {"height": 10})),
+                        fenced(*[("fall_time", {"height": h}) for h in (10, 25, 40)]),
+                        '{"answer": "About 1.4, 2.3 and 2.9 seconds."}'])
+    assert may_rewrite(agent)
+    r = agent.run("A stone falls from 10 m, a second from 25 m, a third from 40 m. How long does each take?")
+    assert seen == [("fall", 10), ("fall", 25), ("fall", 40)] and agent.loop_stats["own_layout_calls"] == 1
+    first, own = be.requests[0], be.requests[1]
+    assert own["messages"][0] == {"role": "system", "content": LIST_INSTRUCTIONS}
+    assert [m["role"] for m in own["messages"]] == ["system", "user"]  # no demonstration turns
+    assert len(first["messages"]) > 2  # the envelope's hop had them
+    assert own["grammar"].wire_format == "json_fenced" and first["grammar"].wire_format == "envelope"
+    assert r.reply == "About 1.4, 2.3 and 2.9 seconds."
+
+
+def test_no_second_generation_for_answers_tools_with_examples_or_later_hops():
+    seen.clear()
+    be, agent = _agent(['{"answer": "Hello!"}'])
+    agent.run("Hi there.")
+    assert len(be.requests) == 1  # answered in words: nothing to write again
+
+    @tool(examples=[("How long does a drop from 5 m take?", {"height": 5})])
+    def drop_time(height: float) -> str:
+        """How long a drop takes.
+
+        Args:
+            height: The height in meters.
+        """
+        seen.append(("drop", height))
+        return "ok"
+
+    be, agent = _agent([envelope(("drop_time", {"height": 5})), '{"answer": "One second."}'], tools=[drop_time])
+    assert not may_rewrite(agent)  # the author's own examples teach the calls: left as they are
+    agent.run("How long does a drop from 5 m take?")
+    assert len(be.requests) == 2 and seen == [("drop", 5)]  # the call, then the answer
+
+
+def test_a_second_tool_the_envelope_did_not_call_is_not_added():
+    seen.clear()
+    be, agent = _agent([envelope(("fall_time", {"height": 10})),
+                        fenced(("fall_time", {"height": 10}), ("triangle_area", {"base": 3, "height": 4})),
+                        '{"answer": "About 1.4 seconds."}'])
+    agent.run("How long does a fall from 10 m take?")
+    assert seen == [("fall", 10)] and "own_layout_calls" not in agent.loop_stats
+
+
+def test_a_failed_own_generation_leaves_the_envelopes_calls():
+    seen.clear()
+
+    def broken(messages, tools):
+        raise RuntimeError("the backend failed")
+
+    be, agent = _agent([envelope(("fall_time", {"height": 10})), broken, '{"answer": "About 1.4 seconds."}'])
+    r = agent.run("How long does a fall from 10 m take?")
+    assert seen == [("fall", 10)] and agent.loop_stats["own_layout_failures"] == 1 and r.reply
+
+
+def test_the_home_assistant_is_never_rewritten():
+    from edgevox.examples.home import home_agent
+
+    be = TwoLayoutBackend([], preset="qwen2.5-coder-0.5b")
+    agent, _ = home_agent(be)
+    assert agent.own_layout is not None and not may_rewrite(agent)  # every home tool has examples
