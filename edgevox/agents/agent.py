@@ -38,7 +38,7 @@ from edgevox.agents.session import Session
 from edgevox.agents.steps import TurnStop
 from edgevox.agents.turn import AgentStream, RunningTurn
 from edgevox.agents.types import AgentResult
-from edgevox.agents.warm import WarmJob
+from edgevox.agents.warm import WarmJob, shared_prefix_tokens
 
 __all__ = ["DEFAULT_INSTRUCTIONS", "AgentStream", "LLMAgent", "WarmJob"]
 
@@ -166,17 +166,8 @@ class LLMAgent:
         """The tokens every turn's prompt starts with: the prefix rendered with the tools,
         up to where user turns of different shapes first differ (text that starts with a
         newline merges with the template's own newline into one token)."""
-        b = self.backend
         tools = self.registry.schemas() if len(self.registry) else None
-        head = self.prompt_prefix(session)
-        probes = [b.tokenize(b.render([*head, {"role": "user", "content": text}], tools))
-                  for text in ("A", "z?", "\n\n1", " ")]
-        n = min(len(p) for p in probes)
-        for i in range(n):
-            if any(p[i] != probes[0][i] for p in probes):
-                n = i
-                break
-        return probes[0][:n]
+        return shared_prefix_tokens(self.backend, self.prompt_prefix(session), tools)
 
     def warm(self, *, wait: bool = False, persist: bool = True) -> WarmJob | None:
         """Evaluate (or restore from the prompt cache) the static prompt prefix in the

@@ -27,11 +27,13 @@ its demonstrations are its author's, and its prompt and turns stay as they were.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
 from edgevox.agents.demonstrations import tool_spec
 from edgevox.agents.types import ANSWER, LLMOutput, LLMRequest
+from edgevox.agents.warm import shared_prefix_tokens
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,12 @@ def chosen(envelope: list[Any], own: list[Any]) -> list[Any]:
     return envelope
 
 
+def persists(agent: Any) -> bool:
+    """Whether the own layout's prefix goes to the prompt cache: as the agent's own does
+    (the BFCL engine keeps each case's out of it)."""
+    return bool(agent.warm_job is not None and agent.warm_job.persist)
+
+
 def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
             stop_event: Any = None) -> LLMOutput:
     """``output`` with its calls written again in the own layout (see the module's notes);
@@ -86,6 +94,7 @@ def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
     from edgevox.llm import ContextOverflow
     from edgevox.parsing import parse_tool_calls
 
+    agent._count("own_layout_hops")
     wire_format, preset = agent.own_layout
     backend = agent.backend.with_preset(preset)
     tools = request.tools
@@ -93,8 +102,12 @@ def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
         grammar = grammar_for_strategy("reply_or_tool", tools, wire_format, cache=agent.grammar_cache,
                                        parallel_tool_calls=True)
         opts = {k: v for k, v in request.options.items() if v is not None}
-        done = backend.complete(messages(session), tools, grammar=grammar,
-                                stop_event=stop_event, **opts)
+        msgs = messages(session)
+        keep = getattr(backend, "kept_state", contextlib.nullcontext)
+        with keep():  # the envelope's prompt stays in the KV cache for the turn's next hop
+            if hasattr(backend, "warm_prefix"):  # its own static prefix: from the prompt cache after once
+                backend.warm_prefix(shared_prefix_tokens(backend, msgs[:1], tools), persist=persists(agent))
+            done = backend.complete(msgs, tools, grammar=grammar, stop_event=stop_event, **opts)
     except (GrammarError, ContextOverflow, RuntimeError, OSError, ValueError) as exc:
         log.warning("agent %r: own-layout calls failed (%s); the envelope's calls stand", agent.name, exc)
         agent._count("own_layout_failures")

@@ -8,12 +8,26 @@ import contextlib
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from edgevox.agents.agent import LLMAgent
 
 log = logging.getLogger(__name__)
+
+
+
+def shared_prefix_tokens(backend: Any, head: list[dict], tools: list[dict] | None) -> list[int]:
+    """The tokens every prompt of ``head`` then one user turn starts with, rendered by
+    ``backend``: up to where user turns of different shapes first differ."""
+    probes = [backend.tokenize(backend.render([*head, {"role": "user", "content": text}], tools))
+              for text in ("A", "z?", "\n\n1", " ")]
+    n = min(len(p) for p in probes)
+    for i in range(n):
+        if any(p[i] != probes[0][i] for p in probes):
+            n = i
+            break
+    return probes[0][:n]
 
 
 class WarmJob:
@@ -22,6 +36,8 @@ class WarmJob:
     def __init__(self, agent: LLMAgent, persist: bool):
         self.info: dict | None = None
         self.error: str | None = None
+        #: whether prefixes of this agent are written to the prompt cache
+        self.persist = persist
         #: the prefix's tokens, once computed
         self.tokens: list[int] | None = None
         #: names of the hooks whose own models were loaded (``prepare``) during the warm-up

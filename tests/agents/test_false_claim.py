@@ -210,6 +210,13 @@ def test_a_time_or_the_weather_said_with_no_call_that_read_it_is_made_up():
         ("time", "The current local time is 10:30 AM.")]
     assert made_up_readings("It is 14 degrees and partly cloudy in Rome.", [], reg)[0][0] == "weather"
     assert made_up_readings("It's 3 pm.", [], reg)
+    # session 13, the weather/time/timer dicts: stated outright, or as an ISO stamp
+    assert made_up_readings("Yes, it is raining in Berlin today.", [], reg)[0][0] == "weather"
+    assert made_up_readings("It's sunny in Paris right now.", [], reg)[0][0] == "weather"
+    assert made_up_readings("2023-10-01T14:00:00Z", [], reg)[0][0] == "time"
+    for text in ("I can't tell whether it is raining.", "Tell me if it's sunny and I'll go out.",
+                 "Bring an umbrella if it is raining."):
+        assert not made_up_readings(text, [], reg), text
     # backed by a call that read it; not a reading; no reader in the registry; a question back
     assert not made_up_readings("It is 14:05.", [_rec("get_time")], reg)
     for text in ("Water boils at 100 degrees.", "I have 2 cats.", "Rain is likely.", "Is it 3 pm already?"):

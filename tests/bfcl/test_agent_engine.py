@@ -61,3 +61,19 @@ def test_listed_values_and_the_undone_part_become_calls_through_the_agent(qwen_b
             assert out["hooks"].get(hook_name), out["hooks"]
         else:
             assert len({c["hop"] for c in ran}) == 2  # the second tool on the extra hop
+
+
+def test_the_own_layout_writes_the_calls_a_scene_asks_for(qwen_backend, bfcl_data_dir, monkeypatch):
+    # session 13: parallel_6 tells three purchases in one sentence, each with its own amount,
+    # city and state. Under the shipped profile the envelope's calls miss; written again as
+    # the model's own fenced JSON list (no demonstrations), they are the three right calls
+    from edgevox.agents import own_layout
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("parallel", bfcl_data_dir, ids=["parallel_6"])[0]
+    out = engine.answer(case)
+    assert out["loop"].get("own_layout_calls") == 1, out["loop"]
+    assert engine.score(case, out)["valid"], out["agent_calls"]
+    monkeypatch.setattr(own_layout, "may_rewrite", lambda agent: False)
+    out = engine.answer(case)
+    assert "own_layout_calls" not in out["loop"] and not engine.score(case, out)["valid"]

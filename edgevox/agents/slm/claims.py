@@ -180,10 +180,16 @@ def _other_target(claim: Claim, backing: list[Any], tools: dict[str, Any]) -> st
 #: say when it reads that kind: the clock, not "the time taken to cover a distance" -- BFCL's
 #: irrelevance_17 offers only calculate_time for "What's the time right now?")
 READINGS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
-    "time": (re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:a\.?m\b\.?|p\.?m\b\.?)"),
+    # (?<!\d), not \b: an ISO stamp's "T14:00" ("2023-10-01T14:00:00Z" answered "What time is it in Tokyo?")
+    "time": (re.compile(r"(?<!\d)\d{1,2}:\d{2}\b|\b\d{1,2}\s*(?:a\.?m\b\.?|p\.?m\b\.?)"),
              re.compile(r"\b(?:current|local)\s+(?:local\s+)?time\b|\bclock\b|\btime of day\b|\bget time\b")),
+    # a number with a weather word, or the weather stated outright at the sentence's start ("Yes, it is
+    # raining in Berlin today.", said for "Is it raining in Berlin today?" with get_weather uncalled);
+    # not "I can't tell whether it is raining."
     "weather": (re.compile(r"(?=.*\d)(?=.*\b(?:sunny|cloudy|clear sky|clear skies|rain|raining|rainy|snow|snowing|"
-                           r"windy|overcast|forecast|humid|humidity|storm|stormy|fog|foggy)\b)"),
+                           r"windy|overcast|forecast|humid|humidity|storm|stormy|fog|foggy)\b)"
+                           r"|^(?:(?:yes|no)\b[,!.]?\s*)?it(?:'s| is)\s+(?:currently\s+|now\s+)?(?:not\s+)?"
+                           r"(?:raining|snowing|sunny|cloudy|windy|rainy|foggy|stormy|overcast)\b"),
                 re.compile(r"\bweather\b|\bforecast\b")),
 }
 

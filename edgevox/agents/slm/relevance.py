@@ -374,14 +374,17 @@ class RelevanceGate(Hook):
 
 #: the verbs of an order given to a device ("set a timer", "turn the light on")
 _ORDER = re.compile(r"\b(?:set|start|turn|switch|put|play|add|cancel|stop|dim)\s+(?:on\s+|off\s+|up\s+|down\s+)?"
-                    r"(?:a|an|the|my|our|some|that|this)?\s*(?:[a-z]+\s+)?([a-z]+)\b")
+                    r"(?:a|an|the|my|our|some|that|this)?\s*(?:([a-z]+)\s+)?([a-z]+)\b")
+#: words after the ordered thing: "set a timer for 12 minutes" orders the timer, not "for"
+_AFTER_THING = frozenset({"for", "to", "in", "on", "at", "of", "with", "and", "from"})
 
 
 def commands_a_tool(request: str, registry: Any) -> bool:
     """Does the request order a tool's thing by name ("..., set a timer.")? Then it is never
     made to answer in words, however near a no-tool line it sits: "Soft-boiled eggs, six and
     a half minutes, set a timer." was nearer "How do I boil an egg?" than any timer request."""
-    ordered = {stem(m.group(1)) for m in _ORDER.finditer(request.lower())}
+    ordered = {stem(m.group(1) if m.group(2) in _AFTER_THING and m.group(1) else m.group(2))
+               for m in _ORDER.finditer(request.lower())}
     return bool(ordered) and any(ordered & (target_words(t) - UNITS) for t in registry) and not is_question(request)
 
 
