@@ -308,3 +308,22 @@ def test_on_the_real_model_a_time_with_no_clock_is_not_made_up(qwen_backend):
                      hooks=default_slm_hooks(), temperature=0.0)
     r = agent.run("Remind me what 7:30 plus 2 hours is.")
     assert r.reply != agent.phrases.cannot_read.format(kind="time") and agent.hook_stats.get("false_claim") is None, r.reply
+
+
+@pytest.mark.model
+def test_on_the_real_model_plain_tool_dicts_read_the_weather_and_the_time(qwen_backend):
+    """Session 13, the weather/time/timer dicts of ``clock_weather`` (no examples): the model
+    answered "Is it raining in Berlin today?" with "Yes, it is raining in Berlin today." and
+    "What time is it in Tokyo?" with an ISO stamp, no call behind either; now each is retried
+    as the call, and the reply says what the tool returned."""
+    from edgevox.examples.clock_weather import TIME, WEATHER
+    from edgevox.tools import Tool
+
+    model = qwen_backend.with_preset("qwen2.5-coder-0.5b")
+    weather = Tool.from_schema(WEATHER, lambda city, unit="celsius": {"city": city, "sky": "dry and sunny", "c": 21})
+    clock = Tool.from_schema(TIME, lambda timezone: {"timezone": timezone, "time": "07:45"})
+    for text, name in (("Is it raining in Berlin today?", "get_weather"), ("What time is it in Tokyo?", "get_time")):
+        agent = LLMAgent(tools=[weather, clock], model=model, hooks=default_slm_hooks(), temperature=0.0)
+        r = agent.run(text)
+        assert [c.name for c in r.calls if c.ok] == [name], (text, r.calls, r.reply)
+        assert not made_up_readings(r.reply, r.calls, agent.registry), r.reply
