@@ -44,15 +44,14 @@ def _tools():
 
 
 def _p90(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(0.9 * (len(xs) - 1)))]
+    return statistics.quantiles(xs, n=10, method="inclusive")[-1] if len(xs) > 1 else xs[0]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     ap.add_argument("--rounds", type=int, default=2, help="passes over the requests")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--model", default="qwen2.5-coder-0.5b")
     args = ap.parse_args()
     from edgevox.agents import LLMAgent, default_slm_hooks
     from edgevox.llm import load_model

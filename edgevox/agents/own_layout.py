@@ -116,7 +116,7 @@ def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
         return output
     parsed = parse_tool_calls(done.text, parsers=backend.preset.detectors, tools=tools)
     calls = chosen(list(output.calls), list(parsed.calls))
-    if calls is output.calls or calls == list(output.calls):
+    if [(c.name, c.arguments) for c in calls] == [(c.name, c.arguments) for c in output.calls]:
         return output
     agent._count("own_layout_calls")
     confidences = [c.confidence for c in output.calls if c.confidence is not None]
