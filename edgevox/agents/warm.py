@@ -16,7 +16,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-
 def shared_prefix_tokens(backend: Any, head: list[dict], tools: list[dict] | None) -> list[int]:
     """The tokens every prompt of ``head`` then one user turn starts with, rendered by
     ``backend``: up to where user turns of different shapes first differ."""

@@ -209,30 +209,17 @@ class LlamaBackend:
         turn's next hop would evaluate its whole prompt again (measured ~20 s for a
         2,000-token prefix on 2 busy cores). Copying the state out and back costs a copy of
         the used cache (~12 KB a token for the 0.5B model)."""
-        import ctypes
-
-        import llama_cpp
+        from edgevox.llm.prompt_cache import read_seq_state, write_seq_state
 
         with self.lock:
             llm = self.llm
-            n = llm.n_tokens
-            ids = list(llm.input_ids[:n])
-            ctx = llm._ctx.ctx
-            size = llama_cpp.llama_state_seq_get_size(ctx, 0) if n else 0
-            buf = (ctypes.c_uint8 * size)()
-            got = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0) if size else 0
+            tokens = list(llm.input_ids[: llm.n_tokens])
+            state = read_seq_state(llm) if tokens else None
             try:
                 yield
             finally:
-                if got and not self._closed:
-                    llm._ctx.kv_cache_clear()
-                    llm.n_tokens = 0
-                    if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, got, 0) == got:
-                        llm.input_ids[:n] = ids
-                        llm.n_tokens = n
-                    else:  # refused: an empty cache is correct, only slower
-                        llm._ctx.kv_cache_clear()
-                        log.warning("could not restore the KV cache after a side generation")
+                if state is not None and not self._closed and not write_seq_state(llm, state, tokens):
+                    log.warning("could not restore the KV cache after a side generation")
 
     def holds_prefix(self, tokens: Sequence[int]) -> bool:
         """Does the KV cache start with exactly ``tokens`` (a warmed prompt prefix)?"""

@@ -116,20 +116,10 @@ class PromptCache:
         if data is None:
             self._discard(path)
             return False
-        import llama_cpp
-
-        llm._ctx.kv_cache_clear()
-        llm.n_tokens = 0
-        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
-        read = llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0)
-        if read != len(data):
-            log.warning("prompt cache: llama.cpp refused %s (%d of %d bytes); evaluating the prefix",
-                        path.name, read, len(data))
-            llm._ctx.kv_cache_clear()
+        if not write_seq_state(llm, data, tokens):
+            log.warning("prompt cache: llama.cpp refused %s (%d bytes); evaluating the prefix", path.name, len(data))
             self._discard(path)
             return False
-        llm.input_ids[: len(tokens)] = tokens
-        llm.n_tokens = len(tokens)
         try:
             os.utime(path)  # most recently used: evicted last
         except OSError:
@@ -167,16 +157,10 @@ class PromptCache:
 
     def save(self, llm: Any, key: str, fields: dict[str, Any], tokens: list[int]) -> bool:
         """Write sequence 0's state (which must hold exactly ``tokens``); evict old entries."""
-        import llama_cpp
-
-        ctx = llm._ctx.ctx
-        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
-        buf = (ctypes.c_uint8 * size)()
-        n = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
-        if not 0 < n <= size:
+        data = read_seq_state(llm)
+        if data is None:
             log.warning("prompt cache: llama.cpp returned no state for the prefix; not saved")
             return False
-        data = bytes(buf)[:n]
         head = {"version": VERSION, "key": key, "fields": fields, "tokens": tokens,
                 "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         try:
@@ -225,3 +209,31 @@ def _write_atomic(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def read_seq_state(llm: Any) -> bytes | None:
+    """Sequence 0's KV state as bytes (None when llama.cpp returns none): what the prompt
+    cache writes to disk and ``LlamaBackend.kept_state`` holds across a side generation."""
+    import llama_cpp
+
+    ctx = llm._ctx.ctx
+    size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+    buf = (ctypes.c_uint8 * size)()
+    n = llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)
+    return bytes(buf)[:n] if 0 < n <= size else None
+
+
+def write_seq_state(llm: Any, data: bytes, tokens: list[int]) -> bool:
+    """Clear the context and set sequence 0 to ``data``, a state holding ``tokens``. False
+    when llama.cpp refuses it: the context is then left empty (correct, only slower)."""
+    import llama_cpp
+
+    llm._ctx.kv_cache_clear()
+    llm.n_tokens = 0
+    buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+    if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buf, len(data), 0) != len(data):
+        llm._ctx.kv_cache_clear()
+        return False
+    llm.input_ids[: len(tokens)] = tokens
+    llm.n_tokens = len(tokens)
+    return True

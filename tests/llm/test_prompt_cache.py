@@ -193,3 +193,18 @@ def test_a_warm_up_that_outlives_its_model_ends_cleanly(gemma_path, tmp_path):
     job.wait()
     assert job.done
     assert job.info is not None or "closed" in (job.error or "")
+
+
+def test_a_side_generation_gives_the_prefix_back(qwen_backend):
+    """``kept_state`` (the own-layout hop's second prompt): the warmed prefix is in the KV
+    cache again afterwards, and the reply after it is the one without the side generation."""
+    agent = _agent(qwen_backend)
+    prefix = agent.prefix_tokens()
+    qwen_backend.warm_prefix(prefix, persist=False)
+    before = _reply(agent)
+    qwen_backend.warm_prefix(prefix, persist=False)
+    with qwen_backend.kept_state():
+        qwen_backend.complete([{"role": "user", "content": "Say hello in French."}], max_tokens=8, temperature=0.0)
+        assert not qwen_backend.holds_prefix(prefix)
+    assert qwen_backend.holds_prefix(prefix)
+    assert _reply(agent) == before
