@@ -101,6 +101,12 @@ class Hook:
         """Optional incremental filter for streamed reply text (see ``StreamFilter``)."""
         return None
 
+    def asked_tools(self, ctx: TurnContext) -> set[str] | None:
+        """The tools the turn's request plainly asks for, if this hook can tell (None: no
+        view). Not a hook point: the own layout (``edgevox.agents.own_layout``) asks it
+        before adding calls of tools the envelope did not call."""
+        return None
+
     # Default implementations: continue. Overridden ones are detected by `points`.
     def on_run_start(self, ctx: TurnContext, text: str) -> HookResult | None:
         return None

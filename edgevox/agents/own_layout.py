@@ -17,9 +17,17 @@ below in place of the envelope's instructions and demonstrations. The envelope s
 decides *whether* to act (the own layout calls a tool for nearly any request: BFCL
 irrelevance 2 %), the own layout writes *which calls*. Its calls replace the envelope's
 only when they call every tool the envelope called, and no other unless the envelope
-itself called more than one tool (asked about one thing, the own layout tends to add a
-second tool nobody asked for: BFCL multiple 0-49, four such cases). Every replaced call
-still goes through the ``after_llm`` hooks like any other.
+itself called more than one tool or a hook sees the request plainly ask for that tool
+(``Hook.asked_tools``: the remainder hook's parts of the request, by meaning). Asked about
+one thing, the own layout tends to add a second tool nobody asked for (BFCL multiple 0-49,
+four such cases). Every replaced call still goes through the ``after_llm`` hooks like any
+other.
+
+A first hop that meant to act and wrote nothing to act on (``undecided``: an empty reply, or
+one that only promises help, "Sure, I can help with that.") is written in the own layout
+too, and takes its calls if it makes any: the model's own words said it would act (BFCL
+parallel and parallel_multiple 50-99, session 14: 7 of the 100 cases got such a promise and
+no call, 2 more an empty reply).
 
 A registry whose tools have examples (the voice assistant's home tools) never gets here:
 its demonstrations are its author's, and its prompt and turns stay as they were.
@@ -29,9 +37,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from edgevox.agents.demonstrations import tool_spec
+from edgevox.agents.speech import empty_promise
 from edgevox.agents.types import ANSWER, LLMOutput, LLMRequest
 from edgevox.agents.warm import shared_prefix_tokens
 
@@ -56,10 +66,17 @@ def may_rewrite(agent: Any) -> bool:
             and not any(tool_spec(t)[3] for t in agent.registry))
 
 
+def undecided(output: LLMOutput) -> bool:
+    """A first hop that meant to act and wrote nothing to act on: no call, and a reply that
+    is empty or only promises help ("Sure, I can help with that.", ``speech.empty_promise``)."""
+    return not output.calls and (not output.content.strip() or empty_promise(output.content))
+
+
 def wanted(agent: Any, request: LLMRequest, output: LLMOutput) -> bool:
-    """Whether this hop's calls are to be written again in the own layout."""
+    """Whether this hop's calls are to be written (again) in the own layout: the envelope
+    chose to call, or left the choice undecided."""
     return (request.hop == 0 and not request.notes and request.strategy not in ("none", ANSWER)
-            and bool(output.calls) and may_rewrite(agent))
+            and (bool(output.calls) or undecided(output)) and may_rewrite(agent))
 
 
 def messages(session: Any) -> list[dict]:
@@ -71,13 +88,28 @@ def messages(session: Any) -> list[dict]:
     return [{"role": "system", "content": system}, *history]
 
 
-def chosen(envelope: list[Any], own: list[Any]) -> list[Any]:
-    """The own layout's calls when they call every tool the envelope called and no other
-    (unless the envelope called several tools itself); else the envelope's."""
+def chosen(envelope: list[Any], own: list[Any], asked: Callable[[], set[str]] = set) -> list[Any]:
+    """The own layout's calls when they call every tool the envelope called and no other,
+    unless the envelope called several tools itself or every other tool is one the request
+    plainly asks for (``asked()``: ``Hook.asked_tools``, only consulted then); else the
+    envelope's. When the envelope wrote no call (``undecided``), the own layout's calls."""
+    if not own:
+        return envelope
     before, after = {c.name for c in envelope}, {c.name for c in own}
-    if own and before <= after and (after <= before or len(before) > 1):
+    if not envelope:
+        return own
+    if before <= after and (after <= before or len(before) > 1 or after - before <= asked()):
         return own
     return envelope
+
+
+def asked_tools(agent: Any, ctx: Any) -> set[str]:
+    """The tools the request plainly asks for, as the agent's hooks tell it (the union of
+    their ``asked_tools``; empty when no hook has a view)."""
+    names: set[str] = set()
+    for h in agent.hooks.hooks:
+        names |= h.asked_tools(ctx) or set()
+    return names
 
 
 def persists(agent: Any) -> bool:
@@ -87,7 +119,7 @@ def persists(agent: Any) -> bool:
 
 
 def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
-            stop_event: Any = None) -> LLMOutput:
+            stop_event: Any = None, ctx: Any = None) -> LLMOutput:
     """``output`` with its calls written again in the own layout (see the module's notes);
     ``output`` itself when the own layout fails or its calls are not taken."""
     from edgevox.grammars import GrammarError, grammar_for_strategy
@@ -115,7 +147,8 @@ def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
     if done.finish_reason not in ("stop", "length"):
         return output
     parsed = parse_tool_calls(done.text, parsers=backend.preset.detectors, tools=tools)
-    calls = chosen(list(output.calls), list(parsed.calls))
+    calls = chosen(list(output.calls), list(parsed.calls),
+                   lambda: asked_tools(agent, ctx) if ctx is not None else set())
     if [(c.name, c.arguments) for c in calls] == [(c.name, c.arguments) for c in output.calls]:
         return output
     agent._count("own_layout_calls")

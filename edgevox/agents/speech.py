@@ -161,3 +161,24 @@ def _say(value: Any, depth: int) -> str:
         parts = [p for p in (_say(v, depth + 1) for v in list(value)[:4]) if p]
         return "; ".join(parts)
     return str(value)
+
+
+_OPENER = r"(?:(?:sure|yes|yeah|of course|certainly|absolutely|ok(?:ay)?|great|alright)[,!.]?\s+)?"
+#: "I can help" with nothing after it, or only words that point back at the request ("with
+#: that", "you solve these equations"); "I can help with timers and lights." says something
+_OFFER = (r"(?:i\s+can\s+help|i(?:'d|\s+would)\s+be\s+(?:happy|glad)\s+to\s+help|i(?:'ll|\s+will)\s+help"
+          r"|let\s+me\s+help)(?:(?:\s+[\w']+){0,8}?\s+(?:that|this|these|those|it|them)(?:\s+[\w']+){0,3})?\s*[.!]"
+          r"|here\s+(?:is|are)\b[^.!?:]*:")
+_EMPTY_PROMISE = re.compile(rf"^\s*{_OPENER}(?:{_OFFER})\s*$", re.IGNORECASE)
+
+
+def empty_promise(text: str) -> bool:
+    """Whether a reply only promises help and gives none: "Sure, I can help with that.",
+    "Sure, here are the areas of the shapes:" with nothing after the colon.
+
+    Why: measured on BFCL parallel/parallel_multiple 50-99 (Qwen2.5-Coder-0.5B, the agent's
+    envelope), 7 of the 100 requests, all needing calls, got such a reply and no call -- the model
+    meant to act and wrote nothing to act on. A reply that asks something back ("Sure, what
+    would you like?") or says anything more is not one.
+    """
+    return bool(_EMPTY_PROMISE.match(text or ""))

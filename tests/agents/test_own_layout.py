@@ -55,6 +55,18 @@ def test_own_calls_are_taken_when_they_keep_the_envelopes_tools():
     two = [tc("fall_time", height=10), tc("triangle_area", base=3, height=4)]
     three = [*two, tc("unit_price", item="tea")]
     assert chosen(two, three) == three  # the envelope itself saw several things asked
+    assert chosen(env, added, lambda: {"triangle_area"}) == added  # ... unless the request plainly asks for it
+    assert chosen(env, added, lambda: {"unit_price"}) == env
+    assert chosen([], more) == more  # the envelope meant to act and wrote no call
+
+
+def test_whether_the_request_is_asked_about_is_only_computed_when_a_tool_is_added():
+    asked = []
+    env = [tc("fall_time", height=10)]
+    chosen(env, [tc("fall_time", height=10), tc("fall_time", height=20)], lambda: asked.append(1) or set())
+    assert asked == []  # embeddings are not free: no added tool, no question
+    chosen(env, [tc("fall_time", height=10), tc("triangle_area", base=3, height=4)], lambda: asked.append(1) or set())
+    assert asked == [1]
 
 
 seen: list[tuple] = []
@@ -136,6 +148,30 @@ def test_a_second_tool_the_envelope_did_not_call_is_not_added():
     assert seen == [("fall", 10)] and "own_layout_calls" not in agent.loop_stats
 
 
+def test_a_reply_that_only_promises_help_is_written_again_as_calls():
+    seen.clear()
+    be, agent = _agent(['{"answer": "Sure, I can help with that."}',
+                        fenced(("fall_time", {"height": 10}), ("fall_time", {"height": 20})),
+                        '{"answer": "About 1.4 and 2 seconds."}'])
+    r = agent.run("A stone falls from 10 m and another from 20 m. How long does each take?")
+    assert seen == [("fall", 10), ("fall", 20)] and agent.loop_stats["own_layout_calls"] == 1
+    assert "About 1.4 and 2 seconds." in r.reply
+    seen.clear()  # an empty reply is undecided too (before: the empty-reply retry)
+    be, agent = _agent(['{"answer": ""}', fenced(("fall_time", {"height": 10})), '{"answer": "About 1.4 seconds."}'])
+    agent.run("How long does a fall from 10 m take?")
+    assert seen == [("fall", 10)] and agent.loop_stats["own_layout_calls"] == 1
+
+
+def test_a_promise_the_own_layout_answers_in_words_or_a_real_answer_stays_words():
+    seen.clear()
+    be, agent = _agent(['{"answer": "Sure, I can help with that."}', "I cannot compute that."])
+    r = agent.run("How long does a fall from 10 m take?")
+    assert seen == [] and len(be.requests) == 2 and r.reply == "Sure, I can help with that."
+    be, agent = _agent(['{"answer": "Sure, which height?"}'])
+    agent.run("How long does a fall take?")
+    assert seen == [] and len(be.requests) == 1  # a question back is an answer: nothing written again
+
+
 def test_a_failed_own_generation_leaves_the_envelopes_calls():
     seen.clear()
 
@@ -153,3 +189,16 @@ def test_the_home_assistant_is_never_rewritten():
     be = TwoLayoutBackend([], preset="qwen2.5-coder-0.5b")
     agent, _ = home_agent(be)
     assert agent.own_layout is not None and not may_rewrite(agent)  # every home tool has examples
+
+
+def test_which_replies_only_promise_help():
+    from edgevox.agents.speech import empty_promise
+
+    promises = ["Sure, I can help with that.", "Yes, I can help you solve these equations.", "Sure, I can help.",
+                "I'd be happy to help with this!", "Let me help you with those calculations.",
+                "Sure, here are the areas of the shapes you have chosen for your worksheet:"]  # BFCL 50-99
+    answers = ["Sure, what would you like?", "Sure, I can help with that. What do you need?",
+               "I can help with timers and lights.", "Here is a joke: why did the chicken cross the road?",
+               "The vase is 24 centimeters tall.", ""]
+    assert [empty_promise(t) for t in promises] == [True] * len(promises)
+    assert [empty_promise(t) for t in answers] == [False] * len(answers)

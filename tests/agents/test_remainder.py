@@ -204,3 +204,21 @@ def test_a_request_for_three_things_gets_one_extra_hop_per_undone_part_up_to_its
                               readers_only=True, rounds=1)  # the voice assistant's one round
     r = agent.run(request)
     assert [c.name for c in r.calls] == ["stock_price", "exchange_rate"] and r.hops == 3
+
+
+def test_the_tools_a_request_plainly_asks_for_are_named_for_the_own_layout(embedder):
+    from types import SimpleNamespace
+
+    from edgevox.tools import ToolRegistry
+
+    registry = ToolRegistry(_market())
+    gate = RelevanceGate.answer_only(embedder=embedder)
+
+    def asked(text, **kw):
+        return Remainder(gate=gate, **kw).asked_tools(SimpleNamespace(text=text, registry=registry))
+
+    both = "Get the stock price of Apple and also the exchange rate from dollars to euros."
+    assert asked(both) == {"stock_price", "exchange_rate"}
+    assert asked("Get the stock price of Apple.") is None  # one part: no view
+    buy = "Get the stock price of Apple and buy 10 shares of Apple."
+    assert "buy_shares" in asked(buy) and "buy_shares" not in asked(buy, readers_only=True)

@@ -61,3 +61,43 @@ def test_a_fraction_said_in_words_is_kept_for_a_number_parameter():
     # an integer parameter keeps its whole number
     assert fix_decimal("Lights to twenty point five.", tools["set_light"], {"room": "office", "on": True,
                                                                           "brightness": 20}) is None
+
+
+def test_a_unit_the_request_contradicts_becomes_the_unit_said():
+    from edgevox.agents.slm.unit_args import fix_said_unit, said_unit_forms
+
+    # BFCL parallel_67: the documented default "cm" where the request says meters
+    fixed = fix_said_unit("Two circles, one with a radius of 5 meters and the other of 10 meters.", None,
+                          {"radius": 5, "unit": "cm"})
+    assert fixed == {"radius": 5, "unit": "m"}  # the call's short form stays short
+    assert fix_said_unit("a circle of 4 inches", None, {"radius": 4, "units": "centimeters"}) == \
+        {"radius": 4, "units": "inches"}
+    assert fix_said_unit("Set the thermostat to 70 degrees Fahrenheit.", None,
+                         {"temperature": 70, "unit": "celsius"}) == {"temperature": 70, "unit": "fahrenheit"}
+    # left alone: the unit is said; two units of the kind (a conversion); none said; a speed
+    assert fix_said_unit("How many ounces in 2 pounds of butter?", None,
+                         {"quantity": 2, "from_unit": "pound", "to_unit": "ounce"}) is None
+    assert fix_said_unit("Convert 24 inches to cm.", None, {"value": 24, "from_unit": "in", "to_unit": "mm"}) is None
+    assert fix_said_unit("Set the thermostat to 21.", None, {"temperature": 21, "unit": "fahrenheit"}) is None
+    assert said_unit_forms("A car at 10 m/s for 5 seconds.") == set()
+    assert said_unit_forms("Put it in the kitchen.") == set()  # "in" is a unit only after a number
+
+
+def test_the_hook_puts_the_unit_said_before_the_tool_runs():
+    got = []
+
+    def circle_area(radius: float, unit: str = "cm") -> str:
+        """The area of a circle.
+
+        Args:
+            radius: The radius.
+            unit: The unit of the radius (default is 'cm').
+        """
+        got.append((radius, unit))
+        return "ok"
+
+    be = ScriptedBackend([call("circle_area", radius=5, unit="cm"), "About 78.5 square meters."],
+                         preset="qwen2.5-coder-0.5b")
+    agent = LLMAgent(tools=[circle_area], model=be, hooks=default_slm_hooks(relevance=False), warm=False)
+    agent.run("What is the area of a circle with a radius of 5 meters?")
+    assert got == [(5, "m")]

@@ -77,3 +77,51 @@ def test_the_own_layout_writes_the_calls_a_scene_asks_for(qwen_backend, bfcl_dat
     monkeypatch.setattr(own_layout, "may_rewrite", lambda agent: False)
     out = engine.answer(case)
     assert "own_layout_calls" not in out["loop"] and not engine.score(case, out)["valid"]
+
+
+def test_a_first_hop_that_only_promises_help_gets_its_calls_in_the_own_layout(qwen_backend, bfcl_data_dir,
+                                                                               monkeypatch):
+    # session 14: parallel_multiple_80 (a line's intersection with another, then a root) got
+    # "Sure, I can help you with that." from the envelope and no call; written in the own
+    # layout, the two right calls
+    from edgevox.agents import own_layout
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_80"])[0]
+    out = engine.answer(case)
+    assert out["loop"].get("own_layout_calls") == 1 and engine.score(case, out)["valid"], out
+    monkeypatch.setattr(own_layout, "undecided", lambda output: False)
+    out = engine.answer(case)
+    assert not out["agent_calls"] and not engine.score(case, out)["valid"], out
+
+
+def test_a_unit_the_request_says_replaces_the_documented_default(qwen_backend, bfcl_data_dir, monkeypatch):
+    # session 14: parallel_67 says "a radius of 5 meters"; the calls held the parameter's
+    # documented default "cm" until unit_args put the unit said
+    from edgevox.agents.slm import unit_args
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("parallel", bfcl_data_dir, ids=["parallel_67"])[0]
+    out = engine.answer(case)
+    assert {c["arguments"].get("unit") for c in out["agent_calls"]} == {"m"}, out["agent_calls"]
+    assert engine.score(case, out)["valid"]
+    monkeypatch.setattr(unit_args, "REPAIRS", tuple(f for f in unit_args.REPAIRS if f is not unit_args.fix_said_unit))
+    out = engine.answer(case)
+    assert not engine.score(case, out)["valid"], out["agent_calls"]
+
+
+def test_the_own_layout_adds_a_tool_only_when_the_request_plainly_asks_for_it(qwen_backend, bfcl_data_dir,
+                                                                            monkeypatch):
+    # session 14: parallel_multiple_73 asks for three NBA records; the envelope called two of
+    # the three record tools, the own layout all three. The third is added because a part of
+    # the request is nearest it by meaning (the remainder hook's asked_tools); with no hook
+    # telling so, the envelope's two calls stand
+    from edgevox.agents.slm.remainder import Remainder
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_73"])[0]
+    out = engine.answer(case)
+    assert out["loop"].get("own_layout_calls") == 1 and engine.score(case, out)["valid"], out["agent_calls"]
+    monkeypatch.setattr(Remainder, "asked_tools", lambda self, ctx: None)
+    out = engine.answer(case)
+    assert not engine.score(case, out)["valid"], out["agent_calls"]

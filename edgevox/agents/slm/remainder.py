@@ -94,6 +94,28 @@ class Remainder(Hook):
             return names, part
         return None
 
+    def asked_tools(self, ctx: TurnContext) -> set[str] | None:
+        """The tools parts of the request are clearly for (margin at least ``call_above``;
+        with ``readers_only``, only tools that look things up): the own layout may add calls
+        of these to the envelope's. Measured offline on BFCL 0-99 (the envelope calling one
+        tool, its own layout adding another): of 16 such cases it let through 5, 2 of them
+        then right (parallel_multiple_70, 90) and none right before; of the 5 in multiple,
+        where the added tool was never asked for, none."""
+        parts = parts_of(ctx.text)
+        if len(parts) < 2 or not len(ctx.registry):
+            return None
+        index = self.gate.index(ctx.registry)
+        if index is None:
+            return None
+        names = set()
+        for part in parts:
+            rel = index.relevance(part)
+            name = rel.best[0]
+            if name is not None and rel.margin >= self.call_above and len(part.split()) <= MAX_PART_WORDS and not (
+                    self.readers_only and may_act(ctx.registry.get(name))):
+                names.add(name)
+        return names
+
     @staticmethod
     def note(found: tuple[tuple[str, ...], str]) -> str:
         names, part = found

@@ -158,10 +158,63 @@ def fix_percent_rate(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
     return fixed if fixed != arguments else None
 
 
+#: units of measure a request may say and a "unit" parameter may hold, by kind: (short form,
+#: singular word, plural word, other forms)
+_UNITS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "length": (("m", "meter", "meters", "metre", "metres"), ("cm", "centimeter", "centimeters", "centimetre",
+               "centimetres"), ("mm", "millimeter", "millimeters", "millimetre", "millimetres"),
+               ("km", "kilometer", "kilometers", "kilometre", "kilometres"), ("in", "inch", "inches"),
+               ("ft", "foot", "feet"), ("yd", "yard", "yards"), ("mi", "mile", "miles")),
+    "mass": (("kg", "kilogram", "kilograms"), ("g", "gram", "grams"), ("lb", "pound", "pounds", "lbs"),
+             ("oz", "ounce", "ounces")),
+    "temperature": (("c", "celsius", "celsius", "°c"), ("f", "fahrenheit", "fahrenheit", "°f"),
+                    ("k", "kelvin", "kelvins")),
+}
+_UNIT_OF = {form: (kind, forms) for kind, units in _UNITS.items() for forms in units for form in forms}
+#: a unit said after a number ("5 meters", "5m", "70 degrees Fahrenheit"); not a speed ("10 m/s")
+_AFTER_NUMBER = re.compile(r"\d\s*(?:degrees?\s+)?(°?[a-z]+)\b(?![/^²³])", re.IGNORECASE)
+
+
+def said_unit_forms(request: str) -> set[tuple[str, ...]]:
+    """The units of measure the request says (each as its forms in ``_UNITS``): after a
+    number ("5m", "2 pounds"), or as a word anywhere ("How many ounces in 2 pounds"); a
+    one-letter short form or "in" only right after a number ("in it" is no unit)."""
+    out = {_UNIT_OF[m.group(1).lower()][1] for m in _AFTER_NUMBER.finditer(request)
+           if m.group(1).lower() in _UNIT_OF}
+    for word in re.findall(r"°?[a-z]+", request.lower()):
+        if word in _UNIT_OF and len(word) > 1 and word != "in":
+            out.add(_UNIT_OF[word][1])
+    return out
+
+
+def fix_said_unit(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A unit parameter holding a unit the request never says, where the request says one
+    unit of that kind ("a radius of 5 meters" -> ``unit="cm"``, the parameter's documented
+    default): the unit said, in the form the call used (short or a word). Measured through
+    the agent on BFCL 0-99 (session 14): four cases (parallel_67, 68, 70, simple_python_7)
+    had every value right but a default "cm" the request contradicts. A request that says two
+    units of the kind (a conversion) is left alone."""
+    said = said_unit_forms(request)
+    fixed = dict(arguments)
+    for key, value in arguments.items():
+        if "unit" not in key.lower() or not isinstance(value, str):
+            continue
+        held = _UNIT_OF.get(value.strip().lower())
+        if held is None or held[1] in said:
+            continue
+        same_kind = [forms for forms in said if _UNIT_OF[forms[0]][0] == held[0]]
+        if len(same_kind) != 1:
+            continue
+        forms = same_kind[0]
+        word = value.strip().lower()
+        fixed[key] = forms[0] if word == held[1][0] else forms[2] if word.endswith("s") else forms[1]
+    return fixed if fixed != arguments else None
+
+
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
 REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
-           fix_level_switched_off, fix_percent_rate)
+           fix_level_switched_off, fix_percent_rate, fix_said_unit)
 
 
 class UnitArgs(Hook):
