@@ -73,15 +73,8 @@ class Remainder(Hook):
     def undone(self, ctx: TurnContext, called: set[str]) -> tuple[tuple[str, ...], str] | None:
         """``(tools, part)`` of the first part of the request clearly for a tool no call used:
         one tool, or two unused ones too near each other to tell apart by meaning."""
-        parts = parts_of(ctx.text)
-        if len(parts) < 2 or not len(ctx.registry):
-            return None
-        index = self.gate.index(ctx.registry)
-        if index is None:
-            return None
         tools = list(ctx.registry)
-        for part in parts:
-            rel = index.relevance(part)
+        for part, rel in self._parts_by_meaning(ctx) or ():
             (name, sim), (other, near) = rel.best, rel.second
             if name is None or name in called or rel.margin < self.call_above:
                 continue
@@ -97,24 +90,31 @@ class Remainder(Hook):
     def asked_tools(self, ctx: TurnContext) -> set[str] | None:
         """The tools parts of the request are clearly for (margin at least ``call_above``;
         with ``readers_only``, only tools that look things up): the own layout may add calls
-        of these to the envelope's. Measured offline on BFCL 0-99 (the envelope calling one
-        tool, its own layout adding another): of 16 such cases it let through 5, 2 of them
-        then right (parallel_multiple_70, 90) and none right before; of the 5 in multiple,
-        where the added tool was never asked for, none."""
+        of these to the envelope's. Offline on BFCL 0-99 (the envelope calling one tool, its
+        own layout adding another) it let through 4 of the 11 such cases in parallel_multiple
+        and none of the 5 in multiple, where the added tool was never asked for; through the agent it made
+        parallel_multiple_70 and 73 right (session 14). None: one part, no view."""
+        found = self._parts_by_meaning(ctx)
+        if found is None:
+            return None
+        names = set()
+        for part, rel in found:
+            name = rel.best[0]
+            if name is not None and rel.margin >= self.call_above and len(part.split()) <= MAX_PART_WORDS and not (
+                    self.readers_only and may_act(ctx.registry.get(name))):
+                names.add(name)
+        return names
+
+    def _parts_by_meaning(self, ctx: TurnContext) -> list[tuple[str, Any]] | None:
+        """Each part of a request of two parts or more, with how near each tool it is (None:
+        one part, no tools, or no index)."""
         parts = parts_of(ctx.text)
         if len(parts) < 2 or not len(ctx.registry):
             return None
         index = self.gate.index(ctx.registry)
         if index is None:
             return None
-        names = set()
-        for part in parts:
-            rel = index.relevance(part)
-            name = rel.best[0]
-            if name is not None and rel.margin >= self.call_above and len(part.split()) <= MAX_PART_WORDS and not (
-                    self.readers_only and may_act(ctx.registry.get(name))):
-                names.add(name)
-        return names
+        return [(part, index.relevance(part)) for part in parts]
 
     @staticmethod
     def note(found: tuple[tuple[str, ...], str]) -> str:
