@@ -127,6 +127,8 @@ def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
     from edgevox.parsing import parse_tool_calls
 
     agent._count("own_layout_hops")
+    if not output.calls:
+        agent._count("own_layout_undecided")  # the envelope wrote no call: see ``undecided``
     wire_format, preset = agent.own_layout
     backend = agent.backend.with_preset(preset)
     tools = request.tools

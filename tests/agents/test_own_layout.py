@@ -155,6 +155,7 @@ def test_a_reply_that_only_promises_help_is_written_again_as_calls():
                         '{"answer": "About 1.4 and 2 seconds."}'])
     r = agent.run("A stone falls from 10 m and another from 20 m. How long does each take?")
     assert seen == [("fall", 10), ("fall", 20)] and agent.loop_stats["own_layout_calls"] == 1
+    assert agent.loop_stats["own_layout_undecided"] == 1
     assert "About 1.4 and 2 seconds." in r.reply
     seen.clear()  # an empty reply is undecided too (before: the empty-reply retry)
     be, agent = _agent(['{"answer": ""}', fenced(("fall_time", {"height": 10})), '{"answer": "About 1.4 seconds."}'])
