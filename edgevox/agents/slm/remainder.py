@@ -91,9 +91,10 @@ class Remainder(Hook):
         """The tools parts of the request are clearly for (margin at least ``call_above``;
         with ``readers_only``, only tools that look things up): the own layout may add calls
         of these to the envelope's. Offline on BFCL 0-99 (the envelope calling one tool, its
-        own layout adding another) it let through 4 of the 11 such cases in parallel_multiple
-        and none of the 5 in multiple, where the added tool was never asked for; through the agent it made
-        parallel_multiple_70 and 73 right (session 14). None: one part, no view."""
+        own layout adding another) it let through 4 of the 11 such cases in
+        parallel_multiple and none of the 5 in multiple, where the added tool was never
+        asked for; through the agent it made parallel_multiple_70 and 73 right (session 14).
+        None: one part, no view."""
         found = self._parts_by_meaning(ctx)
         if found is None:
             return None
