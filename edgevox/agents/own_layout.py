@@ -118,14 +118,15 @@ def persists(agent: Any) -> bool:
     return bool(agent.warm_job is not None and agent.warm_job.persist)
 
 
-def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
-            stop_event: Any = None, ctx: Any = None) -> LLMOutput:
+def rewrite(ctx: Any, request: LLMRequest, output: LLMOutput) -> LLMOutput:
     """``output`` with its calls written again in the own layout (see the module's notes);
-    ``output`` itself when the own layout fails or its calls are not taken."""
+    ``output`` itself when the own layout fails or its calls are not taken. ``ctx`` is the
+    turn's ``TurnContext``: its agent, session and stop event."""
     from edgevox.grammars import GrammarError, grammar_for_strategy
     from edgevox.llm import ContextOverflow
     from edgevox.parsing import parse_tool_calls
 
+    agent = ctx.agent
     agent._count("own_layout_hops")
     if not output.calls:
         agent._count("own_layout_undecided")  # the envelope wrote no call: see ``undecided``
@@ -136,12 +137,12 @@ def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
         grammar = grammar_for_strategy("reply_or_tool", tools, wire_format, cache=agent.grammar_cache,
                                        parallel_tool_calls=True)
         opts = {k: v for k, v in request.options.items() if v is not None}
-        msgs = messages(session)
+        msgs = messages(ctx.session)
         keep = getattr(backend, "kept_state", contextlib.nullcontext)
         with keep():  # the envelope's prompt stays in the KV cache for the turn's next hop
             if hasattr(backend, "warm_prefix"):  # its own static prefix: from the prompt cache after once
                 backend.warm_prefix(shared_prefix_tokens(backend, msgs[:1], tools), persist=persists(agent))
-            done = backend.complete(msgs, tools, grammar=grammar, stop_event=stop_event, **opts)
+            done = backend.complete(msgs, tools, grammar=grammar, stop_event=ctx.stop_event, **opts)
     except (GrammarError, ContextOverflow, RuntimeError, OSError, ValueError) as exc:
         log.warning("agent %r: own-layout calls failed (%s); the envelope's calls stand", agent.name, exc)
         agent._count("own_layout_failures")
@@ -149,8 +150,7 @@ def rewrite(agent: Any, session: Any, request: LLMRequest, output: LLMOutput,
     if done.finish_reason not in ("stop", "length"):
         return output
     parsed = parse_tool_calls(done.text, parsers=backend.preset.detectors, tools=tools)
-    calls = chosen(list(output.calls), list(parsed.calls),
-                   lambda: asked_tools(agent, ctx) if ctx is not None else set())
+    calls = chosen(list(output.calls), list(parsed.calls), lambda: asked_tools(agent, ctx))
     if [(c.name, c.arguments) for c in calls] == [(c.name, c.arguments) for c in output.calls]:
         return output
     agent._count("own_layout_calls")

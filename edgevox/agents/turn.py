@@ -165,7 +165,7 @@ class RunningTurn(HopStream, CallDispatch):
         output = yield from self._generate(request)
         if own_layout.wanted(a, request, output) and not self.stop.is_set():
             t0 = time.perf_counter()
-            output = own_layout.rewrite(a, self.session, request, output, self.stop, self.ctx)
+            output = own_layout.rewrite(self.ctx, request, output)
             self.llm_s += time.perf_counter() - t0
         if output.finish_reason == "cancelled" or self.stop.is_set():
             self.spoken_hop_commit(self._hop_spoken)

@@ -28,6 +28,7 @@ them, an action nobody asked for).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
@@ -106,16 +107,17 @@ class Remainder(Hook):
                 names.add(name)
         return names
 
-    def _parts_by_meaning(self, ctx: TurnContext) -> list[tuple[str, Any]] | None:
-        """Each part of a request of two parts or more, with how near each tool it is (None:
-        one part, no tools, or no index)."""
+    def _parts_by_meaning(self, ctx: TurnContext) -> Iterator[tuple[str, Any]] | None:
+        """Each part of a request of two parts or more, with how near each tool it is, read
+        as asked for (``undone`` stops at the first undone part); None: one part, no tools,
+        or no index."""
         parts = parts_of(ctx.text)
         if len(parts) < 2 or not len(ctx.registry):
             return None
         index = self.gate.index(ctx.registry)
         if index is None:
             return None
-        return [(part, index.relevance(part)) for part in parts]
+        return ((part, index.relevance(part)) for part in parts)
 
     @staticmethod
     def note(found: tuple[tuple[str, ...], str]) -> str:
