@@ -30,7 +30,7 @@ from edgevox.agents.slm.vocabulary import properties
 #: words between a parameter's name and its number: "a width of 30", "the width is 30"
 _LINK = r"(?:\s+(?:of|is|was|were|at|equal\s+to|equals|about|around|approximately|exactly))*\s*[:=]?\s*"
 #: a number, possibly money ("$500,000"); not a percentage, not the first of a list
-_NUMBER = r"(-?\$?\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?![\d.,]*\s*[a-z]*\s*(?:,|and|or|to)\s*\$?\d)"
+_NUMBER = r"(-?\$?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\d|\.\d)(?![\d.,]*\s*%)(?!\s*[a-z]*\s*(?:,|and|or|to)\s*\$?\d)"
 _PAIR = re.compile(r"^(.*?[a-z])_?([12])$", re.IGNORECASE)
 
 
