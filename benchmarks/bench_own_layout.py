@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from edgevox.evals.stats import quantile  # noqa: E402
+
 ACTING = [
     "What's the weather in Paris and in Rome?",
     "What time is it in Tokyo?",
@@ -41,10 +43,6 @@ def _tools():
     from edgevox.tools import Tool
 
     return [Tool.from_schema(t, lambda **_: {"ok": True}) for t in TOOLS]
-
-
-def _p90(xs: list[float]) -> float:
-    return statistics.quantiles(xs, n=10, method="inclusive")[-1] if len(xs) > 1 else xs[0]
 
 
 def main() -> int:
@@ -77,7 +75,7 @@ def main() -> int:
         rewritten[name] = (f"{agent.loop_stats.get('own_layout_calls', 0)} of "
                            f"{agent.loop_stats.get('own_layout_hops', 0)} hops")
     rows = {name: {f"{kind}_{stat}": f(xs) for kind, xs in kinds.items()
-                   for stat, f in (("p50_s", statistics.median), ("p90_s", _p90))}
+                   for stat, f in (("p50_s", statistics.median), ("p90_s", lambda xs: quantile(xs, 0.9)))}
             for name, kinds in times.items()}
     ratio = {k: rows["own"][k] / rows["envelope"][k] for k in rows["own"]}
     if args.json:

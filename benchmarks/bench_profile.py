@@ -24,6 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from edgevox.evals.stats import quantile  # noqa: E402
+
 REQUESTS = [  # a mix like a voice session: small talk and one-call requests
     "Hello, who are you?",
     "Turn on the kitchen light.",
@@ -43,11 +45,6 @@ def _agent(backend, today: bool):
     extra = dict(demonstrations=False, tool_choice_policy="auto", constrain_auto=False,
                  instructions=DEFAULT_INSTRUCTIONS) if today else {}
     return LLMAgent(tools=Home().tools(), model=backend, temperature=0.0, seed=0, max_tokens=48, **extra)
-
-
-def _p90(xs: list[float]) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(0.9 * (len(xs) - 1)))]
 
 
 def main() -> int:
@@ -80,7 +77,7 @@ def main() -> int:
     for row in rows.values():
         warm = row.pop("warm")
         row["warm_ttft_p50_s"] = statistics.median(warm)
-        row["warm_ttft_p90_s"] = _p90(warm)
+        row["warm_ttft_p90_s"] = quantile(warm, 0.9)
     ratio = {k: rows["profile"][k] / rows["today"][k] for k in ("prefix_tokens", "cold_ttft_s",
                                                                    "warm_ttft_p50_s", "warm_ttft_p90_s")}
     if args.json:

@@ -42,6 +42,8 @@ from wyoming.client import AsyncClient  # noqa: E402
 from wyoming.info import Describe  # noqa: E402
 from wyoming.tts import Synthesize  # noqa: E402
 
+from edgevox.evals.stats import quantile  # noqa: E402
+
 HANDLE = [
     "Turn on the kitchen light.", "Turn off the bedroom light.", "Switch on the office light.",
     "Set the thermostat to twenty two degrees.", "Start a timer for ten minutes.",
@@ -69,13 +71,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def pct(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    return round(xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))], 3)
 
 
 async def request(uri: str, events: list, until: tuple[str, ...], timeout: float) -> tuple[list, float, float | None]:
@@ -141,8 +136,8 @@ def first_audio(uri: str, n: int) -> dict:
                     local.append(st.first_chunk - st.first_text)
     finally:
         player.close()
-    return {"n": n, "wyoming_first_audio_s_p50": pct(wy, 0.5), "local_tts_first_chunk_s_p50": pct(local, 0.5),
-            "wyoming_first_audio_s_p95": pct(wy, 0.95), "local_tts_first_chunk_s_p95": pct(local, 0.95),
+    return {"n": n, "wyoming_first_audio_s_p50": quantile(wy, 0.5), "local_tts_first_chunk_s_p50": quantile(local, 0.5),
+            "wyoming_first_audio_s_p95": quantile(wy, 0.95), "local_tts_first_chunk_s_p95": quantile(local, 0.95),
             "ratio_p50": round(statistics.median(wy) / statistics.median(local), 2)}
 
 
@@ -179,9 +174,9 @@ async def soak(uri: str, total: int, clients: int, share: float, seed: int, time
     both = lat["handle"] + lat["tts"]
     return {"requests": done, "planned": total, "errors": len(errors), "error_samples": errors[:5],
             "handle": len(lat["handle"]), "tts": len(lat["tts"]),
-            "p50_s": pct(both, 0.5), "p95_s": pct(both, 0.95),
-            "handle_p50_s": pct(lat["handle"], 0.5), "handle_p95_s": pct(lat["handle"], 0.95),
-            "tts_p50_s": pct(lat["tts"], 0.5), "tts_p95_s": pct(lat["tts"], 0.95)}
+            "p50_s": quantile(both, 0.5), "p95_s": quantile(both, 0.95),
+            "handle_p50_s": quantile(lat["handle"], 0.5), "handle_p95_s": quantile(lat["handle"], 0.95),
+            "tts_p50_s": quantile(lat["tts"], 0.5), "tts_p95_s": quantile(lat["tts"], 0.95)}
 
 
 def main() -> int:

@@ -16,6 +16,7 @@ from typing import Any
 
 from edgevox.evals.data import NAMED_SPLITS, Item
 from edgevox.evals.judge import judge_turn
+from edgevox.evals.stats import quantile
 
 #: the fixed clock of every simulated home (a Tuesday evening)
 CLOCK = dt.datetime(2026, 3, 3, 18, 30)
@@ -74,15 +75,6 @@ def _pct(n: int, d: int) -> float | None:
     return round(100.0 * n / d, 1) if d else None
 
 
-def _quantile(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    k = (len(xs) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(xs) - 1)
-    return round(xs[lo] + (xs[hi] - xs[lo]) * (k - lo), 3)
-
-
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The metrics of a set of rows (turns).
 
@@ -106,7 +98,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "false_claims": sum(1 for r in rows if r["false_claim"]),
         "claims_caught": sum(1 for r in rows if (r.get("hooks") or {}).get("false_claim")),
         "made_up": sum(1 for r in rows if r.get("made_up")) if any("made_up" in r for r in rows) else None,
-        "p50_s": _quantile(lat, 0.5), "p90_s": _quantile(lat, 0.9),
+        "p50_s": quantile(lat, 0.5), "p90_s": quantile(lat, 0.9),
     }
 
 
