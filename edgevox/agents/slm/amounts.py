@@ -40,6 +40,7 @@ from edgevox.agents.slm.vocabulary import (
     WORD,
     changes_things,
     enum_of,
+    is_number,
     properties,
     stem,
     target_words,
@@ -155,7 +156,7 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
     that change things: a calculator's number may be worked from the request ("10 %" -> 0.1)."""
     if not changes_things(tool):
         return None
-    held = [(k, v) for k, v in arguments.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    held = [(k, v) for k, v in arguments.items() if is_number(v)]
     said = spoken_numbers(_CLOCK.sub(" ", request))
     if len(held) != 1 or len(said) != 1 or float(held[0][1]) == said[0] or said_step(request) is not None:
         return None  # "Two degrees cooler." says a step, not the level
@@ -259,7 +260,7 @@ def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     if total is None:
         return None
     held = sum(float(v) * units[k] for k, v in arguments.items()
-               if k in units and isinstance(v, (int, float)) and not isinstance(v, bool))
+               if k in units and is_number(v))
     new = spread(total, units)
     if new is None or held == total:
         return None
@@ -344,7 +345,7 @@ def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
         # "Volume at half." -> change "down", no level: the level, and no way besides it
         ways = {k for k, sch in properties(tool).items() if {str(v).lower() for v in enum_of(sch)} >= {"up", "down"}}
         return {**{k: (None if k in ways else v) for k, v in arguments.items()}, key: value}
-    if not isinstance(held, (int, float)) or isinstance(held, bool) or held == value or not lo <= value <= hi:
+    if not is_number(held) or held == value or not lo <= value <= hi:
         return None
     return {**arguments, key: value}
 
@@ -363,7 +364,7 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
         return None
     key, (lo, _) = ranged
     level = arguments.get(key)
-    if not isinstance(level, (int, float)) or isinstance(level, bool) or level <= lo:
+    if not is_number(level) or level <= lo:
         return None
     said = said_numbers(request) | {float(round(ranged[1][1] * share)) for share in said_shares(request)}
     if set(WORD.findall(request.lower())) & _OFF_WORDS or float(level) not in said:

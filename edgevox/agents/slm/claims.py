@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgevox.agents.data import leaves
-from edgevox.agents.slm.vocabulary import changes_things, enum_of, properties
+from edgevox.agents.slm.vocabulary import changes_things, enum_of, is_number, properties
 
 _VERBS = (r"turned|switched|set|started|cancell?ed|stopped|added|removed|deleted|paused|resumed|skipped|"
           r"played|dimmed|brightened|adjusted|changed|lowered|raised|muted|put|increased|decreased|"
@@ -140,7 +140,7 @@ def _numbers(value: Any) -> set[float]:
     for v in leaves(value):
         if isinstance(v, str):
             out.update(float(n) for n in _NUMBER.findall(v))
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        elif is_number(v):
             out.add(float(v))
     return out
 

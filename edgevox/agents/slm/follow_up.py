@@ -27,7 +27,14 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import NUMBER_WORDS, TENS, TOKEN, spoken_numbers
-from edgevox.agents.slm.vocabulary import FILLERS, WORD, enum_of, properties, target_words
+from edgevox.agents.slm.vocabulary import (
+    FILLERS,
+    WORD,
+    enum_of,
+    is_number,
+    properties,
+    target_words,
+)
 
 #: words that carry no request of their own in a follow-up ("and the office too", "what about ...")
 GLUE = frozenset("""
@@ -115,7 +122,7 @@ def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     numbers = spoken_numbers(text)
     props = properties(tool)
     held = [k for k, v in arguments.items()
-            if k in props and isinstance(v, (int, float)) and not isinstance(v, bool) and v]
+            if k in props and is_number(v) and v]
     if len(numbers) != 1 or len(held) != 1:
         return None
     key = held[0]

@@ -71,6 +71,7 @@ from edgevox.agents.slm.vocabulary import (
     changes_things,
     content_words,
     enum_of,
+    is_number,
     properties,
     stem,
     target_words,
@@ -340,7 +341,7 @@ def without_the_other_parts_words(request: str, tool: Any, arguments: Mapping[st
         return None
     kept = {k: v for k, v in arguments.items() if k not in taken}
     said = said_numbers(request)
-    if not any(isinstance(v, (int, float)) and not isinstance(v, bool) and v and float(v) in said for v in kept.values()):
+    if not any(is_number(v) and v and float(v) in said for v in kept.values()):
         return None
     return kept
 

@@ -39,7 +39,7 @@ from typing import Any
 from edgevox.agents.demonstrations import VERBS
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import said_numbers
-from edgevox.agents.slm.vocabulary import CHANGERS, enum_of, properties
+from edgevox.agents.slm.vocabulary import CHANGERS, enum_of, is_number, properties
 
 __all__ = ["ListedItems", "fan_out", "items_listed_with", "run_together"]
 
@@ -264,7 +264,7 @@ def _holds(value: Any, item: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(_holds(v, item) for v in value)
     if isinstance(item, (int, float)):
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and float(value) == float(item)
+        return is_number(value) and float(value) == float(item)
     if isinstance(value, str) and isinstance(item, str):
         a, b = value.lower().strip(" ."), item.lower().strip(" .")
         return bool(a) and (a == b or b in a or a in b)

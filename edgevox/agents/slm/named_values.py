@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.slm.amounts import declares_number
-from edgevox.agents.slm.vocabulary import properties
+from edgevox.agents.slm.vocabulary import is_number, properties
 
 #: words between a parameter's name and its number: "a width of 30", "the width is 30"
 _LINK = r"(?:\s+(?:of|is|was|were|at|equal\s+to|equals|about|around|approximately|exactly))*\s*[:=]?\s*"
@@ -54,16 +54,12 @@ def said_after_name(request: str, key: str) -> list[float | None]:
     return out
 
 
-def _held_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def fix_swapped_named(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """Two number parameters holding each other's numbers, as the request ties them by name:
     ``a`` is named once with its number, which ``b`` holds, and ``a`` holds a number said
     after ``b``'s name ("a length of 50 ... a width of 30 ... a side length of 5":
     ``width=50, length=30`` -> ``width=30, length=50``)."""
-    keys = [k for k, schema in properties(tool).items() if declares_number(schema) and _held_number(arguments.get(k))]
+    keys = [k for k, schema in properties(tool).items() if declares_number(schema) and is_number(arguments.get(k))]
     said = {k: said_after_name(request, k) for k in keys}
     for a in keys:
         if len(said[a]) != 1 or said[a][0] is None:

@@ -38,7 +38,7 @@ from edgevox.agents.slm.amounts import (
 from edgevox.agents.slm.currency import fix_currency_code
 from edgevox.agents.slm.labels import fix_label
 from edgevox.agents.slm.named_values import fix_numbered_order, fix_swapped_named
-from edgevox.agents.slm.vocabulary import changes_things, properties
+from edgevox.agents.slm.vocabulary import changes_things, is_number, properties
 
 
 def _unit_params(tool: Any) -> dict[str, str]:
@@ -119,7 +119,7 @@ def fix_decimal(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     or a setter's one number where the request says that decimal and no other number
     ("Thermostat at twenty point five." -> the model's 22.5)."""
     said = said_decimals(request)
-    held = [(k, v) for k, v in arguments.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    held = [(k, v) for k, v in arguments.items() if is_number(v)]
     if len(said) == 1 and len(held) == 1 and held[0][1] != said[0] and changes_things(tool) \
             and len(spoken_numbers(request)) == 2:  # "twenty point five": 20 and 5, nothing else
         schema = properties(tool).get(held[0][0]) or {}
@@ -129,7 +129,7 @@ def fix_decimal(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     for value in said:
         for key, schema in properties(tool).items():
             held = arguments.get(key)
-            if ("number" in str(schema.get("type")) and isinstance(held, (int, float)) and not isinstance(held, bool)
+            if ("number" in str(schema.get("type")) and is_number(held)
                     and held == int(value)):
                 return {**arguments, key: value}
     return None
@@ -152,7 +152,7 @@ def fix_percent_rate(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
     fixed = dict(arguments)
     for key, schema in properties(tool).items():
         value = arguments.get(key)
-        if (not isinstance(value, (int, float)) or isinstance(value, bool) or float(value) not in said
+        if (not is_number(value) or float(value) not in said
                 or float(value) < 1 or "number" not in str(schema.get("type")) or not _RATE.search(key)
                 or re.search(r"percent", str(schema.get("description") or ""), re.IGNORECASE)):
             continue

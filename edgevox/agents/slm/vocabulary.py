@@ -113,6 +113,11 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in WORD.findall(text.lower()) if len(w) > 2 and w not in GENERIC}
 
 
+def is_number(value: Any) -> bool:
+    """An int or a float, and not a bool (which Python counts as an int): a number a call holds."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def properties(tool: Any) -> dict[str, Any]:
     return dict((tool.parameters or {}).get("properties") or {})
 

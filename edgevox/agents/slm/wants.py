@@ -62,6 +62,7 @@ from edgevox.agents.slm.vocabulary import (
     SERVICES,
     WORD,
     enum_of,
+    is_number,
     properties,
     stem,
     target_words,
@@ -189,7 +190,7 @@ def arguments_for(tool: Any, way: int, request: str, before: Mapping[str, Any] |
         return {**({place[0]: place[1]} if place else {}), flags[0]: True}
     if before is None:
         return None
-    moved = [(k, v) for k, v in before.items() if isinstance(v, (int, float)) and not isinstance(v, bool) and k in props]
+    moved = [(k, v) for k, v in before.items() if is_number(v) and k in props]
     if len(moved) != 1:
         return None
     key, value = moved[0]
