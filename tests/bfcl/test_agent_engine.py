@@ -133,15 +133,17 @@ def test_the_own_layout_adds_a_tool_only_when_the_request_plainly_asks_for_it(qw
     ("parallel_multiple_18", "fix_currency_code"),  # "10 dollars to Euros": "dollars" -> "USD", "euros" -> "EUR"
     ("parallel_multiple_56", "fix_numbered_order"),  # "between Beijing and Tokyo": city_1 was Tokyo
     ("parallel_multiple_81", "fix_swapped_named"),  # "a length of 50 ... a width of 30": width was 50
+    ("multiple_33", "fix_function_definition"),  # session 16: "f(x) = 3x^2" where the answer takes "3x^2"
 ])
 def test_values_the_request_ties_to_a_parameter_are_put_in_place(qwen_backend, bfcl_data_dir, monkeypatch,
                                                                  case_id, repair):
     # session 15: every value of these calls is right but two in each other's place, or a
-    # currency in words where the answer takes its code; the repair is what makes them right
+    # currency in words where the answer takes its code, or a function with its definition's
+    # "f(x) ="; the repair is what makes them right
     from edgevox.agents.slm import unit_args
 
     engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
-    case = load_cases("parallel_multiple", bfcl_data_dir, ids=[case_id])[0]
+    case = load_cases(case_id.rsplit("_", 1)[0], bfcl_data_dir, ids=[case_id])[0]
     out = engine.answer(case)
     assert engine.score(case, out)["valid"], out["agent_calls"]
     monkeypatch.setattr(unit_args, "REPAIRS", tuple(f for f in unit_args.REPAIRS if f.__name__ != repair))

@@ -36,6 +36,7 @@ from edgevox.agents.slm.amounts import (
     value_range,
 )
 from edgevox.agents.slm.currency import fix_currency_code
+from edgevox.agents.slm.expressions import fix_function_definition
 from edgevox.agents.slm.labels import fix_label
 from edgevox.agents.slm.named_values import fix_numbered_order, fix_swapped_named
 from edgevox.agents.slm.vocabulary import changes_things, is_number, properties
@@ -217,7 +218,7 @@ def fix_said_unit(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
 REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
            fix_level_switched_off, fix_percent_rate, fix_said_unit, fix_swapped_named, fix_numbered_order,
-           fix_currency_code)
+           fix_currency_code, fix_function_definition)
 
 
 class UnitArgs(Hook):
