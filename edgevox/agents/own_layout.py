@@ -23,6 +23,14 @@ one thing, the own layout tends to add a second tool nobody asked for (BFCL mult
 four such cases). Every replaced call still goes through the ``after_llm`` hooks like any
 other.
 
+The own layout's calls are not taken either when they put values the request never says
+where the envelope's calls of the same tool kept to what it says or left the parameter out
+(``makes_up``): measured on BFCL multiple 0-99 (session 16), the own layout split "divorce
+law specialists" into two calls for "Marriage" and "Criminal" (multiple_58), asked for the
+dividends both "quarterly" and "annually" where the request named neither (multiple_54),
+and added ``features=["SqFt", "Bedrooms", "Bathrooms"]`` to a house-price forecast
+(multiple_50); in each the envelope's call was right.
+
 A first hop that meant to act and wrote nothing to act on (``undecided``: an empty reply, or
 one that only promises help, "Sure, I can help with that.") is written in the own layout
 too, and takes its calls if it makes any: the model's own words said it would act (BFCL
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -67,7 +76,15 @@ def may_rewrite(agent: Any) -> bool:
 
 
 def undecided(output: LLMOutput) -> bool:
-    """A first hop that meant to act and wrote nothing to act on: no call, and a reply that
+    """The own layout's calls are not taken either when they put values the request never says
+where the envelope's calls of the same tool kept to what it says or left the parameter out
+(``makes_up``): measured on BFCL multiple 0-99 (session 16), the own layout split "divorce
+law specialists" into two calls for "Marriage" and "Criminal" (multiple_58), asked for the
+dividends both "quarterly" and "annually" where the request named neither (multiple_54),
+and added ``features=["SqFt", "Bedrooms", "Bathrooms"]`` to a house-price forecast
+(multiple_50); in each the envelope's call was right.
+
+A first hop that meant to act and wrote nothing to act on: no call, and a reply that
     is empty or only promises help ("Sure, I can help with that.", ``speech.empty_promise``)."""
     return not output.calls and (not output.content.strip() or empty_promise(output.content))
 
@@ -101,6 +118,50 @@ def chosen(envelope: list[Any], own: list[Any], asked: Callable[[], set[str]] = 
     if before <= after and (after <= before or len(before) > 1 or after - before <= asked()):
         return own
     return envelope
+
+
+#: words that say no value by themselves
+_LINKS = frozenset("a an the of and or for in on at to with by from is are be".split())
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _said_word(word: str, request: set[str]) -> bool:
+    """A word of the request, or one a request word begins with or that begins with one
+    ("asc" for "ascending", "sculptures" for "sculpture")."""
+    return word in request or (len(word) >= 3 and any(
+        w.startswith(word) or (len(w) >= 4 and word.startswith(w)) for w in request))
+
+
+def said(value: Any, request: set[str]) -> bool | None:
+    """Whether the request (its words) says a string value, by one of its words at least;
+    a list of strings, by every item. None for any other value: numbers are worked out,
+    counted and converted from what is said, and are not judged here."""
+    if isinstance(value, str):
+        words = set(_WORD.findall(value.lower())) - _LINKS
+        return bool(words) and any(_said_word(w, request) for w in words)
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        return all(said(v, request) for v in value)
+    return None
+
+
+def makes_up(request: str, envelope: list[Any], own: list[Any]) -> bool:
+    """Whether the own layout's calls give a parameter values the request never says where
+    the envelope's calls of the same tool gave it values the request says, or none (see the
+    module's notes). A unit is not judged: the unit repair sets the one the request says."""
+    words = set(_WORD.findall(request.lower()))
+    for name in {c.name for c in envelope} & {c.name for c in own}:
+        before = [c.arguments for c in envelope if c.name == name and isinstance(c.arguments, dict)]
+        after = [c.arguments for c in own if c.name == name and isinstance(c.arguments, dict)]
+        for key in set().union(*after) if after else ():
+            if "unit" in key.lower():
+                continue
+            new = [a[key] for a in after if key in a]
+            old = [a.get(key) for a in before]
+            if sorted(map(repr, new)) == sorted(repr(v) for v in old if v is not None):
+                continue
+            if all(said(v, words) is False for v in new) and all(v is None or said(v, words) for v in old):
+                return True
+    return False
 
 
 def asked_tools(agent: Any, ctx: Any) -> set[str]:
@@ -150,7 +211,11 @@ def rewrite(ctx: Any, request: LLMRequest, output: LLMOutput) -> LLMOutput:
     if done.finish_reason not in ("stop", "length"):
         return output
     parsed = parse_tool_calls(done.text, parsers=backend.preset.detectors, tools=tools)
-    calls = chosen(list(output.calls), list(parsed.calls), lambda: asked_tools(agent, ctx))
+    envelope = list(output.calls)
+    calls = chosen(envelope, list(parsed.calls), lambda: asked_tools(agent, ctx))
+    if envelope and calls is not envelope and makes_up(ctx.text, envelope, calls):
+        agent._count("own_layout_made_up")  # the envelope kept to what the request says
+        return output
     if [(c.name, c.arguments) for c in calls] == [(c.name, c.arguments) for c in output.calls]:
         return output
     agent._count("own_layout_calls")
