@@ -13,7 +13,7 @@ import json
 from agent_fakes import ScriptedBackend
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.own_layout import LIST_INSTRUCTIONS, chosen, may_rewrite
+from edgevox.agents.own_layout import LIST_INSTRUCTIONS, chosen, makes_up, may_rewrite, said
 from edgevox.parsing.types import ToolCall
 from edgevox.tools import tool
 
@@ -137,6 +137,57 @@ def test_no_second_generation_for_answers_tools_with_examples_or_later_hops():
     assert not may_rewrite(agent)  # the author's own examples teach the calls: left as they are
     agent.run("How long does a drop from 5 m take?")
     assert len(be.requests) == 2 and seen == [("drop", 5)]  # the call, then the answer
+
+
+def test_which_values_the_request_says():
+    words = set("sort this list of names in ascending order search for divorce law specialists".split())
+    assert said("asc", words) and said("Divorce", words) and said("law firms", words)  # one word is enough
+    assert said("Marriage", words) is False and said("of the", words) is False  # linking words say nothing
+    assert said(["divorce", "names"], words) and said(["divorce", "Criminal"], words) is False
+    assert said(3, words) is None and said(True, words) is None and said([1, 2], words) is None
+
+
+def test_own_calls_that_make_up_what_the_envelope_kept_to_the_request_are_not_taken():
+    # BFCL multiple_58: "divorce" said; the own layout split it into two made-up expertises
+    request = "Search for divorce law specialists in Los Angeles"
+    env = [tc("lawyer_search", location="Los Angeles", expertise="divorce")]
+    split = [tc("lawyer_search", location="Los Angeles", expertise="Marriage"),
+             tc("lawyer_search", location="Los Angeles", expertise="Criminal")]
+    assert makes_up(request, env, split)
+    # multiple_54: a parameter the envelope left out, given values the request never names
+    request = "Find out the historical dividend payments of Apple Inc for last five years."
+    env = [tc("dividend_data", company="Apple Inc", years=5)]
+    assert makes_up(request, env, [tc("dividend_data", company="Apple Inc", years=5, frequency="quarterly"),
+                                   tc("dividend_data", company="Apple Inc", years=5, frequency="annually")])
+    assert not makes_up(request + " Quarterly, please.", env,  # one of them said: kept
+                        [tc("dividend_data", company="Apple Inc", years=5, frequency="quarterly")])
+    assert not makes_up(request, env, [tc("dividend_data", company="Apple", years=5)])  # the envelope's value
+    # (Apple Inc) is no better said than the own layout's: only what the request says counts
+    assert not makes_up("The circumference of a circle of radius 4 inches.", [tc("circumference", radius=4)],
+                        [tc("circumference", radius=4, unit="cm")])  # a unit: the unit repair's to set
+    assert not makes_up("Falls from 10, 20 and 30 m.", [tc("fall_time", height=10)],
+                        [tc("fall_time", height=h) for h in (10, 20, 30)])  # numbers are not judged
+
+
+def test_own_calls_that_make_up_values_leave_the_envelopes_call():
+    seen.clear()
+    be, agent = _agent([envelope(("fall_on", {"height": 10})),
+                        fenced(("fall_on", {"height": 10, "planet": "Mars"})),
+                        '{"answer": "About 1.4 seconds."}'], tools=(fall_on,))
+    agent.run("How long does a fall from 10 m take?")
+    assert seen == [("fall", 10, None)] and agent.loop_stats.get("own_layout_made_up") == 1
+
+
+@tool
+def fall_on(height: float, planet: str | None = None) -> str:
+    """How long an object dropped from rest takes to reach the ground.
+
+    Args:
+        height: The height it falls from, in meters.
+        planet: Where it falls; the Earth if not given.
+    """
+    seen.append(("fall", height, planet))
+    return "ok"
 
 
 def test_a_second_tool_the_envelope_did_not_call_is_not_added():

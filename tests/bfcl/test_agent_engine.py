@@ -129,6 +129,21 @@ def test_the_own_layout_adds_a_tool_only_when_the_request_plainly_asks_for_it(qw
     assert not engine.score(case, out)["valid"], out["agent_calls"]
 
 
+def test_the_own_layout_does_not_replace_a_value_the_request_says_with_made_up_ones(qwen_backend, bfcl_data_dir,
+                                                                                  monkeypatch):
+    # session 16: multiple_58, "Search for divorce law specialists in Los Angeles". The envelope
+    # asked for "divorce"; the own layout split it into "Marriage" and "Criminal"
+    from edgevox.agents import own_layout
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("multiple", bfcl_data_dir, ids=["multiple_58"])[0]
+    out = engine.answer(case)
+    assert out["loop"].get("own_layout_made_up") == 1 and engine.score(case, out)["valid"], out["agent_calls"]
+    monkeypatch.setattr(own_layout, "makes_up", lambda *args: False)
+    out = engine.answer(case)
+    assert not engine.score(case, out)["valid"], out["agent_calls"]
+
+
 @pytest.mark.parametrize(("case_id", "repair"), [
     ("parallel_multiple_18", "fix_currency_code"),  # "10 dollars to Euros": "dollars" -> "USD", "euros" -> "EUR"
     ("parallel_multiple_56", "fix_numbered_order"),  # "between Beijing and Tokyo": city_1 was Tokyo
