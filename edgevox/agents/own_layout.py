@@ -76,15 +76,7 @@ def may_rewrite(agent: Any) -> bool:
 
 
 def undecided(output: LLMOutput) -> bool:
-    """The own layout's calls are not taken either when they put values the request never says
-where the envelope's calls of the same tool kept to what it says or left the parameter out
-(``makes_up``): measured on BFCL multiple 0-99 (session 16), the own layout split "divorce
-law specialists" into two calls for "Marriage" and "Criminal" (multiple_58), asked for the
-dividends both "quarterly" and "annually" where the request named neither (multiple_54),
-and added ``features=["SqFt", "Bedrooms", "Bathrooms"]`` to a house-price forecast
-(multiple_50); in each the envelope's call was right.
-
-A first hop that meant to act and wrote nothing to act on: no call, and a reply that
+    """A first hop that meant to act and wrote nothing to act on: no call, and a reply that
     is empty or only promises help ("Sure, I can help with that.", ``speech.empty_promise``)."""
     return not output.calls and (not output.content.strip() or empty_promise(output.content))
 
