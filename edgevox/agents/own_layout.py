@@ -115,6 +115,8 @@ def chosen(envelope: list[Any], own: list[Any], asked: Callable[[], set[str]] = 
 #: words that say no value by themselves
 _LINKS = frozenset("a an the of and or for in on at to with by from is are be".split())
 _WORD = re.compile(r"[a-z0-9]+")
+#: a parameter named for a unit ("unit", "temp_unit", "toUnit"; not "community")
+_UNIT_KEY = re.compile(r"(?:^|_)units?(?=$|_|[A-Z])|(?<=[a-z])Units?(?=$|_|[A-Z])")
 
 
 def _said_word(word: str, request: set[str]) -> bool:
@@ -145,7 +147,7 @@ def makes_up(request: str, envelope: list[Any], own: list[Any]) -> bool:
         before = [c.arguments for c in envelope if c.name == name and isinstance(c.arguments, dict)]
         after = [c.arguments for c in own if c.name == name and isinstance(c.arguments, dict)]
         for key in set().union(*after) if after else ():
-            if "unit" in key.lower():
+            if _UNIT_KEY.search(key):
                 continue
             new = [a[key] for a in after if key in a]
             old = [a.get(key) for a in before]

@@ -165,6 +165,9 @@ def test_own_calls_that_make_up_what_the_envelope_kept_to_the_request_are_not_ta
     # (Apple Inc) is no better said than the own layout's: only what the request says counts
     assert not makes_up("The circumference of a circle of radius 4 inches.", [tc("circumference", radius=4)],
                         [tc("circumference", radius=4, unit="cm")])  # a unit: the unit repair's to set
+    assert not makes_up("A circle of radius 4 inches.", [tc("area", radius=4)], [tc("area", radius=4, toUnit="cm")])
+    assert makes_up("Find a garden club in Boston.", [tc("clubs", city="Boston")],
+                    [tc("clubs", city="Boston", community="Rotary")])  # "community" names no unit
     assert not makes_up("Falls from 10, 20 and 30 m.", [tc("fall_time", height=10)],
                         [tc("fall_time", height=h) for h in (10, 20, 30)])  # numbers are not judged
 
