@@ -115,6 +115,8 @@ def chosen(envelope: list[Any], own: list[Any], asked: Callable[[], set[str]] = 
 #: words that say no value by themselves
 _LINKS = frozenset("a an the of and or for in on at to with by from is are be".split())
 _WORD = re.compile(r"[a-z0-9]+")
+#: a language, currency or place code: "en", "USD", "CA"
+_CODE = re.compile(r"[a-z]{2}|[A-Z]{2,3}")
 #: a parameter named for a unit ("unit", "temp_unit", "toUnit"; not "community")
 _UNIT_KEY = re.compile(r"(?:^|_)units?(?=$|_|[A-Z])|(?<=[a-z])Units?(?=$|_|[A-Z])")
 
@@ -129,12 +131,18 @@ def _said_word(word: str, request: set[str]) -> bool:
 def said(value: Any, request: set[str]) -> bool | None:
     """Whether the request (its words) says a string value, by one of its words at least;
     a list of strings, by every item. None for any other value: numbers are worked out,
-    counted and converted from what is said, and are not judged here."""
+    counted and converted from what is said, and are not judged here; nor is a code (two
+    small letters or two or three capitals: "en" for "in English", "USD", "CA"), converted
+    from a name said (BFCL live_parallel_multiple_4-3-0: ``language="en"`` kept the own
+    layout's two right calls from being taken, session 17)."""
+    if isinstance(value, str) and _CODE.fullmatch(value.strip()):
+        return None
     if isinstance(value, str):
         words = set(_WORD.findall(value.lower())) - _LINKS
         return bool(words) and any(_said_word(w, request) for w in words)
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return all(said(v, request) for v in value)
+        each = [said(v, request) for v in value]
+        return None if None in each else all(each)
     return None
 
 

@@ -145,6 +145,9 @@ def test_which_values_the_request_says():
     assert said("Marriage", words) is False and said("of the", words) is False  # linking words say nothing
     assert said(["divorce", "names"], words) and said(["divorce", "Criminal"], words) is False
     assert said(3, words) is None and said(True, words) is None and said([1, 2], words) is None
+    # a code is converted from a name said, as a number is worked out: not judged
+    assert said("en", words) is None and said("USD", words) is None and said(["en", "fr"], words) is None
+    assert said("pop", words) is False and said("Marriage", words) is False
 
 
 def test_own_calls_that_make_up_what_the_envelope_kept_to_the_request_are_not_taken():
@@ -166,6 +169,9 @@ def test_own_calls_that_make_up_what_the_envelope_kept_to_the_request_are_not_ta
     assert not makes_up("The circumference of a circle of radius 4 inches.", [tc("circumference", radius=4)],
                         [tc("circumference", radius=4, unit="cm")])  # a unit: the unit repair's to set
     assert not makes_up("A circle of radius 4 inches.", [tc("area", radius=4)], [tc("area", radius=4, toUnit="cm")])
+    # live_parallel_multiple_4-3-0: "en" for "in English" is a code, not a made-up value
+    assert not makes_up("The latest news for Paris in English.", [tc("news", location="Paris")],
+                        [tc("news", location="Paris", language="en")])
     assert makes_up("Find a garden club in Boston.", [tc("clubs", city="Boston")],
                     [tc("clubs", city="Boston", community="Rotary")])  # "community" names no unit
     assert not makes_up("Falls from 10, 20 and 30 m.", [tc("fall_time", height=10)],

@@ -22,6 +22,17 @@ def test_a_request_is_cut_at_its_joins_into_parts_of_two_words_or_more():
     assert parts_of("Turn on the kitchen light.") == ["Turn on the kitchen light"]
 
 
+def test_a_request_told_as_a_story_is_cut_at_its_sentences_too():
+    story = ('"Imagine you are a chemist. The first sample has 5 moles at 300 Kelvin. What would be the final '
+             'temperature? \n\nLater, you obtain another sample of 4 moles. Can you calculate its mass?"')
+    assert parts_of(story) == ["Imagine you are a chemist", "The first sample has 5 moles at 300 Kelvin",
+                               "What would be the final temperature?", "Later, you obtain another sample of 4 moles",
+                               "Can you calculate its mass?"]
+    assert parts_of("Good night. Turn off the lights and play jazz.") == ["Good night", "Turn off the lights", "play jazz"]
+    # a decimal point, or a full stop before a small letter, is no sentence end
+    assert parts_of("Set it to 2.5 degrees. ok then lights off") == ["Set it to 2.5 degrees. ok", "lights off"]
+
+
 @pytest.fixture(scope="module")
 def embedder():
     from edgevox.llm.embedding import load_embedder

@@ -28,6 +28,7 @@ them, an action nobody asked for).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,12 +44,23 @@ EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whicheve
 NOTE_HEADS = ("Call ",)
 #: a longer "part" is a paragraph of context or instructions, not half of a spoken request
 MAX_PART_WORDS = 30
+#: the end of a sentence: ".", "?" or "!", space, and a capital (or a quote) starting the next
+SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z\"'])")
 
 
 def parts_of(text: str) -> list[str]:
-    """The request cut at its joins, parts of two words or more ("Pause the music and set the
-    thermostat to 20." -> ["Pause the music", "set the thermostat to 20."])."""
-    parts = [p.strip(" ,.") for p in JOIN.split(text)]
+    """The request cut at its sentence ends and its joins, parts of two words or more ("Pause
+    the music and set the thermostat to 20." -> ["Pause the music", "set the thermostat to 20"]).
+
+    Why sentences too: a request told as a story ("Imagine you are a chemist ... What would be
+    the final temperature of the mixture? Later, you obtain another gas sample ... Can you
+    calculate the mass of this gas sample?") has few joins, so its parts ran past
+    ``MAX_PART_WORDS`` and no undone part was found. Measured offline (session 17, the first
+    call of BFCL's right answer given, as in the module's notes): on parallel_multiple 0-99
+    the remainder names a tool the answer still needs in 71 cases (61 cut at joins alone) and
+    a wrong one in 2 (2); simple_python, multiple (0-199) and parallel (0-99) still never; on
+    live_multiple 0-399 a tool not in the answer in 8 cases (5), each one that looks things up."""
+    parts = [p.strip(' ,."') for s in SENTENCE_END.split(text.strip().strip('"')) for p in JOIN.split(s)]
     return [p for p in parts if len(p.split()) >= 2]
 
 
