@@ -164,3 +164,53 @@ def test_values_the_request_ties_to_a_parameter_are_put_in_place(qwen_backend, b
     monkeypatch.setattr(unit_args, "REPAIRS", tuple(f for f in unit_args.REPAIRS if f.__name__ != repair))
     out = engine.answer(case)
     assert not engine.score(case, out)["valid"], out["agent_calls"]
+
+
+def test_a_request_told_as_a_story_is_cut_at_its_sentences_for_its_undone_part(qwen_backend, bfcl_data_dir,
+                                                                               monkeypatch):
+    # session 17: parallel_multiple_90, "... What would be the final temperature of the mixture?
+    # Later, you obtain another gas sample ... Can you calculate the mass of this gas sample?".
+    # Cut at its joins alone, the story's parts ran past MAX_PART_WORDS: the mass was called,
+    # the final temperature never
+    import re
+
+    from edgevox.agents.slm import remainder
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_90"])[0]
+    out = engine.answer(case)
+    assert engine.score(case, out)["valid"], out["agent_calls"]
+    monkeypatch.setattr(remainder, "SENTENCE_END", re.compile(r"(?!)"))  # never a sentence end
+    out = engine.answer(case)
+    assert not engine.score(case, out)["valid"], out["agent_calls"]
+
+
+def test_a_story_that_asks_for_a_lookup_calls_it_instead_of_making_up_the_answer(qwen_backend, bfcl_data_dir,
+                                                                                  monkeypatch):
+    # session 17: parallel_multiple_92, "Imagine you are planning a trip to Mars. You weigh 75
+    # kilograms on Earth and you are curious about how much you would weigh on Mars. ..."; the
+    # agent answered "The vase is 24 centimeters tall." with no call
+    from edgevox.agents.slm import remainder
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_92"])[0]
+    out = engine.answer(case)
+    made = [c["name"] for c in out["agent_calls"] if c["ok"] and c["hop"] == 0]
+    assert "calculate_weight_in_space" in made and out["hooks"].get("remainder"), out
+    monkeypatch.setattr(remainder.Remainder, "story_asks", lambda self, ctx: ())
+    out = engine.answer(case)
+    assert not out["agent_calls"], out["agent_calls"]  # answered in words, as before
+
+
+def test_a_code_the_own_layout_writes_for_a_name_said_is_not_made_up(qwen_backend, bfcl_data_dir, monkeypatch):
+    # session 17: live_parallel_multiple_4-3-0, news for Paris and for Letterkenny "in English";
+    # the own layout's language="en" was taken for a value the request never says
+    from edgevox.agents import own_layout
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("live_parallel_multiple", bfcl_data_dir, ids=["live_parallel_multiple_4-3-0"])[0]
+    out = engine.answer(case)
+    assert out["loop"].get("own_layout_calls") == 1 and engine.score(case, out)["valid"], out["agent_calls"]
+    monkeypatch.setattr(own_layout, "_CODE", __import__("re").compile(r"(?!)"))  # every code judged
+    out = engine.answer(case)
+    assert not engine.score(case, out)["valid"], out["agent_calls"]
