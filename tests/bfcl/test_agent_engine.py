@@ -112,38 +112,6 @@ def test_a_unit_the_request_says_replaces_the_documented_default(qwen_backend, b
     assert not engine.score(case, out)["valid"], out["agent_calls"]
 
 
-def test_the_own_layout_adds_a_tool_only_when_the_request_plainly_asks_for_it(qwen_backend, bfcl_data_dir,
-                                                                            monkeypatch):
-    # session 14: parallel_multiple_73 asks for three NBA records; the envelope called two of
-    # the three record tools, the own layout all three. The third is added because a part of
-    # the request is nearest it by meaning (the remainder hook's asked_tools); with no hook
-    # telling so, the envelope's two calls stand
-    from edgevox.agents.slm.remainder import Remainder
-
-    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
-    case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_73"])[0]
-    out = engine.answer(case)
-    assert out["loop"].get("own_layout_calls") == 1 and engine.score(case, out)["valid"], out["agent_calls"]
-    monkeypatch.setattr(Remainder, "asked_tools", lambda self, ctx: None)
-    out = engine.answer(case)
-    assert not engine.score(case, out)["valid"], out["agent_calls"]
-
-
-def test_the_own_layout_does_not_replace_a_value_the_request_says_with_made_up_ones(qwen_backend, bfcl_data_dir,
-                                                                                  monkeypatch):
-    # session 16: multiple_58, "Search for divorce law specialists in Los Angeles". The envelope
-    # asked for "divorce"; the own layout split it into "Marriage" and "Criminal"
-    from edgevox.agents import own_layout
-
-    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
-    case = load_cases("multiple", bfcl_data_dir, ids=["multiple_58"])[0]
-    out = engine.answer(case)
-    assert out["loop"].get("own_layout_made_up") == 1 and engine.score(case, out)["valid"], out["agent_calls"]
-    monkeypatch.setattr(own_layout, "makes_up", lambda *args: False)
-    out = engine.answer(case)
-    assert not engine.score(case, out)["valid"], out["agent_calls"]
-
-
 @pytest.mark.parametrize(("case_id", "repair"), [
     ("parallel_multiple_18", "fix_currency_code"),  # "10 dollars to Euros": "dollars" -> "USD", "euros" -> "EUR"
     ("parallel_multiple_56", "fix_numbered_order"),  # "between Beijing and Tokyo": city_1 was Tokyo
@@ -166,25 +134,6 @@ def test_values_the_request_ties_to_a_parameter_are_put_in_place(qwen_backend, b
     assert not engine.score(case, out)["valid"], out["agent_calls"]
 
 
-def test_a_request_told_as_a_story_is_cut_at_its_sentences_for_its_undone_part(qwen_backend, bfcl_data_dir,
-                                                                               monkeypatch):
-    # session 17: parallel_multiple_90, "... What would be the final temperature of the mixture?
-    # Later, you obtain another gas sample ... Can you calculate the mass of this gas sample?".
-    # Cut at its joins alone, the story's parts ran past MAX_PART_WORDS: the mass was called,
-    # the final temperature never
-    import re
-
-    from edgevox.agents.slm import remainder
-
-    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
-    case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_90"])[0]
-    out = engine.answer(case)
-    assert engine.score(case, out)["valid"], out["agent_calls"]
-    monkeypatch.setattr(remainder, "SENTENCE_END", re.compile(r"(?!)"))  # never a sentence end
-    out = engine.answer(case)
-    assert not engine.score(case, out)["valid"], out["agent_calls"]
-
-
 def test_a_story_that_asks_for_a_lookup_calls_it_instead_of_making_up_the_answer(qwen_backend, bfcl_data_dir,
                                                                                   monkeypatch):
     # session 17: parallel_multiple_92, "Imagine you are planning a trip to Mars. You weigh 75
@@ -202,15 +151,50 @@ def test_a_story_that_asks_for_a_lookup_calls_it_instead_of_making_up_the_answer
     assert not out["agent_calls"], out["agent_calls"]  # answered in words, as before
 
 
-def test_a_code_the_own_layout_writes_for_a_name_said_is_not_made_up(qwen_backend, bfcl_data_dir, monkeypatch):
+def _switch_off(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Switch one piece of the agent off, for the test below."""
+    import re
+
+    from edgevox.agents import own_layout
+    from edgevox.agents.slm import remainder
+
+    if piece == "asked_tools":  # no hook tells which tools the request plainly asks for
+        monkeypatch.setattr(remainder.Remainder, "asked_tools", lambda self, ctx: None)
+    elif piece == "makes_up":  # the own layout's calls taken whatever values they make up
+        monkeypatch.setattr(own_layout, "makes_up", lambda *args: False)
+    elif piece == "sentences":  # a request cut at its joins alone
+        monkeypatch.setattr(remainder, "SENTENCE_END", re.compile(r"(?!)"))
+    elif piece == "codes":  # a code ("en") judged as a value the request must say
+        monkeypatch.setattr(own_layout, "_CODE", re.compile(r"(?!)"))
+    else:
+        raise ValueError(piece)
+
+
+@pytest.mark.parametrize(("case_id", "piece", "counted"), [
+    # session 14: parallel_multiple_73 asks for three NBA records; the envelope called two of
+    # the three record tools, the own layout all three. The third is added because a part of
+    # the request is nearest it by meaning (the remainder hook's asked_tools)
+    ("parallel_multiple_73", "asked_tools", "own_layout_calls"),
+    # session 16: multiple_58, "Search for divorce law specialists in Los Angeles". The envelope
+    # asked for "divorce"; the own layout split it into "Marriage" and "Criminal"
+    ("multiple_58", "makes_up", "own_layout_made_up"),
+    # session 17: parallel_multiple_90, "... What would be the final temperature of the mixture?
+    # Later, you obtain another gas sample ... Can you calculate the mass of this gas sample?".
+    # Cut at its joins alone, the story's parts ran past MAX_PART_WORDS: the mass was called,
+    # the final temperature never
+    ("parallel_multiple_90", "sentences", None),
     # session 17: live_parallel_multiple_4-3-0, news for Paris and for Letterkenny "in English";
     # the own layout's language="en" was taken for a value the request never says
-    from edgevox.agents import own_layout
-
+    ("live_parallel_multiple_4-3-0", "codes", "own_layout_calls"),
+])
+def test_each_piece_makes_the_case_it_was_built_for_right(qwen_backend, bfcl_data_dir, monkeypatch, case_id,
+                                                          piece, counted):
     engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
-    case = load_cases("live_parallel_multiple", bfcl_data_dir, ids=["live_parallel_multiple_4-3-0"])[0]
+    case = load_cases(case_id.rsplit("_", 1)[0], bfcl_data_dir, ids=[case_id])[0]
     out = engine.answer(case)
-    assert out["loop"].get("own_layout_calls") == 1 and engine.score(case, out)["valid"], out["agent_calls"]
-    monkeypatch.setattr(own_layout, "_CODE", __import__("re").compile(r"(?!)"))  # every code judged
+    assert engine.score(case, out)["valid"], out["agent_calls"]
+    if counted is not None:  # the piece's own count: it is what acted
+        assert out["loop"].get(counted) == 1, out["loop"]
+    _switch_off(piece, monkeypatch)
     out = engine.answer(case)
     assert not engine.score(case, out)["valid"], out["agent_calls"]
