@@ -107,6 +107,12 @@ class Hook:
         before adding calls of tools the envelope did not call."""
         return None
 
+    def story_tools(self, ctx: TurnContext) -> set[str] | None:
+        """The tools that look things up which a sentence of a request told in several
+        sentences plainly asks for, if this hook can tell (None: no view). Not a hook point:
+        the own layout asks it when the first hop answered such a request in words."""
+        return None
+
     # Default implementations: continue. Overridden ones are detected by `points`.
     def on_run_start(self, ctx: TurnContext, text: str) -> HookResult | None:
         return None

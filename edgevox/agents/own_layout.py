@@ -37,6 +37,16 @@ too, and takes its calls if it makes any: the model's own words said it would ac
 parallel and parallel_multiple 50-99, session 14: 7 of the 100 cases got such a promise and
 no call, 2 more an empty reply).
 
+A first hop that answered in words a request told as a story, one of whose sentences plainly
+asks for a tool that looks things up (``story_tools``: the remainder hook's sentences and
+parts, by meaning), is written in the own layout too; of its calls only those of the tools
+so asked for are taken, and its words are dropped. Measured through the agent on BFCL
+parallel_multiple 0-99 (session 17): "Imagine you are planning a trip to Mars. You weigh 75
+kilograms on Earth ..." was answered "The vase is 24 centimeters tall.", and two more stories
+like it, each with no call; offline, no request of the first 100 of irrelevance and
+live_irrelevance is such a story. (A streamed turn has said those words by then: only
+``run`` drops them unheard.)
+
 A registry whose tools have examples (the voice assistant's home tools) never gets here:
 its demonstrations are its author's, and its prompt and turns stay as they were.
 """
@@ -81,11 +91,13 @@ def undecided(output: LLMOutput) -> bool:
     return not output.calls and (not output.content.strip() or empty_promise(output.content))
 
 
-def wanted(agent: Any, request: LLMRequest, output: LLMOutput) -> bool:
+def wanted(agent: Any, request: LLMRequest, output: LLMOutput, ctx: Any = None) -> bool:
     """Whether this hop's calls are to be written (again) in the own layout: the envelope
-    chose to call, or left the choice undecided."""
+    chose to call, left the choice undecided, or answered in words a story one of whose
+    sentences plainly asks for a tool that looks things up (``story_tools``; needs ``ctx``)."""
     return (request.hop == 0 and not request.notes and request.strategy not in ("none", ANSWER)
-            and (bool(output.calls) or undecided(output)) and may_rewrite(agent))
+            and may_rewrite(agent) and (bool(output.calls) or undecided(output)
+                                        or (ctx is not None and bool(story_tools(agent, ctx)))))
 
 
 def messages(session: Any) -> list[dict]:
@@ -175,6 +187,23 @@ def asked_tools(agent: Any, ctx: Any) -> set[str]:
     return names
 
 
+def story_tools(agent: Any, ctx: Any) -> set[str]:
+    """The tools that look things up which a sentence of a story plainly asks for, as the
+    agent's hooks tell it (the union of their ``story_tools``; empty: no story, or no view)."""
+    names: set[str] = set()
+    for h in agent.hooks.hooks:
+        names |= h.story_tools(ctx) or set()
+    return names
+
+
+def from_story(own: list[Any], named: set[str]) -> list[Any]:
+    """The own layout's calls for a story the envelope answered in words: those of the tools
+    the story plainly asks for (``story_tools``: tools that look things up). The envelope
+    chose to answer, so no other tool is called on the own layout's word alone; a part
+    still undone gets its own hop after these calls (``slm.remainder``)."""
+    return [c for c in own if c.name in named]
+
+
 def persists(agent: Any) -> bool:
     """Whether the own layout's prefix goes to the prompt cache: as the agent's own does
     (the BFCL engine keeps each case's out of it)."""
@@ -191,7 +220,7 @@ def rewrite(ctx: Any, request: LLMRequest, output: LLMOutput) -> LLMOutput:
 
     agent = ctx.agent
     agent._count("own_layout_hops")
-    if not output.calls:
+    if undecided(output):
         agent._count("own_layout_undecided")  # the envelope wrote no call: see ``undecided``
     wire_format, preset = agent.own_layout
     backend = agent.backend.with_preset(preset)
@@ -214,7 +243,14 @@ def rewrite(ctx: Any, request: LLMRequest, output: LLMOutput) -> LLMOutput:
         return output
     parsed = parse_tool_calls(done.text, parsers=backend.preset.detectors, tools=tools)
     envelope = list(output.calls)
-    calls = chosen(envelope, list(parsed.calls), lambda: asked_tools(agent, ctx))
+    if not envelope and not undecided(output):  # a story answered in words (see ``wanted``)
+        calls = from_story(list(parsed.calls), story_tools(agent, ctx))
+        if not calls:
+            return output
+        agent._count("own_layout_story")  # its made-up words are not said: the calls' results are
+        output = output.replace(content="")
+    else:
+        calls = chosen(envelope, list(parsed.calls), lambda: asked_tools(agent, ctx))
     if envelope and calls is not envelope and makes_up(ctx.text, envelope, calls):
         agent._count("own_layout_made_up")  # the envelope kept to what the request says
         return output

@@ -163,7 +163,7 @@ class RunningTurn(HopStream, CallDispatch):
             return Done(out.end_reply, STOP_HOOK)
         request = out.payload
         output = yield from self._generate(request)
-        if own_layout.wanted(a, request, output) and not self.stop.is_set():
+        if own_layout.wanted(a, request, output, self.ctx) and not self.stop.is_set():
             t0 = time.perf_counter()
             output = own_layout.rewrite(self.ctx, request, output)
             self.llm_s += time.perf_counter() - t0

@@ -263,3 +263,23 @@ def test_which_replies_only_promise_help():
                "The vase is 24 centimeters tall.", ""]
     assert [empty_promise(t) for t in promises] == [True] * len(promises)
     assert [empty_promise(t) for t in answers] == [False] * len(answers)
+
+
+def test_a_story_answered_in_words_gets_the_calls_its_sentences_ask_for():
+    # session 17 (BFCL parallel_multiple stories answered with a made-up result): the first hop
+    # answered a request of several sentences in words; the own layout writes the calls, and only
+    # those of tools a sentence plainly asks for are taken (here the area, not the made-up fall)
+    seen.clear()
+    be = TwoLayoutBackend(['{"answer": "It is 12 square meters."}',
+                           fenced(("triangle_area", {"base": 6, "height": 4}), ("fall_time", {"height": 4})),
+                           '{"answer": "The area is 12 square meters."}'], preset="qwen2.5-coder-0.5b")
+    agent = LLMAgent(tools=[fall_time, triangle_area], model=be, hooks=default_slm_hooks(), warm=False)
+    r = agent.run("Imagine you are painting a wall shaped like a triangle. Its base is 6 m and its height "
+                  "4 m. What is the area of a triangle with a base of 6 and a height of 4?")
+    assert seen == [("area", 6, 4)] and agent.loop_stats["own_layout_story"] == 1, (seen, agent.loop_stats)
+    assert r.reply == "The area is 12 square meters."
+    seen.clear()
+    be = TwoLayoutBackend(['{"answer": "Triangles have three sides."}'], preset="qwen2.5-coder-0.5b")
+    agent = LLMAgent(tools=[fall_time, triangle_area], model=be, hooks=default_slm_hooks(), warm=False)
+    r = agent.run("What is the area of a triangle?")  # one sentence: the answer in words stands
+    assert len(be.requests) == 1 and not seen and r.reply == "Triangles have three sides."

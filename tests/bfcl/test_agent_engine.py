@@ -145,8 +145,8 @@ def test_a_story_that_asks_for_a_lookup_calls_it_instead_of_making_up_the_answer
     case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_92"])[0]
     out = engine.answer(case)
     made = [c["name"] for c in out["agent_calls"] if c["ok"] and c["hop"] == 0]
-    assert "calculate_weight_in_space" in made and out["hooks"].get("remainder"), out
-    monkeypatch.setattr(remainder.Remainder, "story_asks", lambda self, ctx: ())
+    assert "calculate_weight_in_space" in made and out["loop"].get("own_layout_story") == 1, out
+    monkeypatch.setattr(remainder.Remainder, "story_tools", lambda self, ctx: None)
     out = engine.answer(case)
     assert not out["agent_calls"], out["agent_calls"]  # answered in words, as before
 

@@ -158,37 +158,24 @@ class Remainder(Hook):
             ctx.more = None  # a later call of the hop did the part (another hook's note stays)
         return None
 
-    def story_asks(self, ctx: TurnContext) -> tuple[str, ...]:
+    def story_tools(self, ctx: TurnContext) -> set[str] | None:
         """The tools that look things up which a sentence of a request told in several
-        sentences plainly asks for (margin at least ``call_above``; see ``before_llm``)."""
-        sentences = [s for s in SENTENCE_END.split(ctx.text.strip().strip('"')) if len(s.split()) >= 2]
-        if len(sentences) < 2:
-            return ()
-        names: list[str] = []
-        for part, rel in self._parts_by_meaning(ctx) or ():
-            name = rel.best[0]
-            if (name is not None and name not in names and rel.margin >= self.call_above
-                    and len(part.split()) <= MAX_PART_WORDS and not may_act(ctx.registry.get(name))):
-                names.append(name)
-        return tuple(names)
+        sentences plainly asks for (margin at least ``call_above``), once a turn; None: one
+        sentence. The own layout writes the calls of a first hop that answered such a request
+        in words (``own_layout``, "stories")."""
+        st = ctx.state(self)
+        if "story" not in st:
+            sentences = [s for s in SENTENCE_END.split(ctx.text.strip().strip('"')) if len(s.split()) >= 2]
+            st["story"] = None if len(sentences) < 2 else {
+                rel.best[0] for part, rel in self._parts_by_meaning(ctx) or ()
+                if rel.best[0] is not None and rel.margin >= self.call_above
+                and len(part.split()) <= MAX_PART_WORDS and not may_act(ctx.registry.get(rel.best[0]))}
+        return st["story"]
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
-        """The hop after the first calls: the undone part's tool. The first hop of a request
-        told in several sentences, one of which plainly asks for a tool that looks things up:
-        a call of one of those tools. Why: measured through the agent on BFCL
-        parallel_multiple 0-99 (session 17), such stories ("... What would be the final
-        temperature of the mixture? ... Can you calculate the mass of this gas sample?")
-        were answered in words with a made-up result ("The vase is 24 centimeters tall.") in
-        3 cases; offline, on the first 100 of irrelevance and live_irrelevance no request
-        meets the condition. The call's tool is the model's, among those; the own layout
-        then writes the calls (``own_layout``). A gate's decision to answer in words stands."""
         st = ctx.state(self)
         found = st.pop("pending", None)
         note = self.note(found) if found else None
-        if note is None and ctx.hop == 0 and request.strategy in ("reply_or_tool", "free") and request.tools \
-                and not request.notes and (names := self.story_asks(ctx)):
-            return HookResult.replace(dataclasses.replace(request, strategy="required", allowed=names),
-                                      reason=f"a sentence asks for {' or '.join(names)}")
         if note is None or note not in request.notes or st.get("rounds", 0) >= self.rounds or not request.tools:
             return None  # the hop the tools' sentences made way for (not a say-less tool's wording hop)
         st["rounds"] = st.get("rounds", 0) + 1
