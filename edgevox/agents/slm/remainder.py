@@ -51,6 +51,11 @@ SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\bvs\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\
                           r"\s+(?=[A-Z\"'])")
 
 
+def sentences_of(text: str) -> list[str]:
+    """The request's sentences of two words or more (a quoted request unquoted first)."""
+    return [s for s in SENTENCE_END.split(text.strip().strip('"')) if len(s.split()) >= 2]
+
+
 def parts_of(text: str) -> list[str]:
     """The request cut at its sentence ends and its joins, parts of two words or more ("Pause
     the music and set the thermostat to 20." -> ["Pause the music", "set the thermostat to 20"]).
@@ -63,7 +68,7 @@ def parts_of(text: str) -> list[str]:
     the remainder names a tool the answer still needs in 71 cases (61 cut at joins alone) and
     a wrong one in 2 (2); simple_python, multiple (0-199) and parallel (0-99) still never; on
     live_multiple 0-399 a tool not in the answer in 8 cases (5), each one that looks things up."""
-    parts = [p.strip(' ,."') for s in SENTENCE_END.split(text.strip().strip('"')) for p in JOIN.split(s)]
+    parts = [p.strip(' ,."') for s in sentences_of(text) for p in JOIN.split(s)]
     return [p for p in parts if len(p.split()) >= 2]
 
 
@@ -165,8 +170,7 @@ class Remainder(Hook):
         in words (``own_layout``, "stories")."""
         st = ctx.state(self)
         if "story" not in st:
-            sentences = [s for s in SENTENCE_END.split(ctx.text.strip().strip('"')) if len(s.split()) >= 2]
-            st["story"] = None if len(sentences) < 2 else {
+            st["story"] = None if len(sentences_of(ctx.text)) < 2 else {
                 rel.best[0] for part, rel in self._parts_by_meaning(ctx) or ()
                 if rel.best[0] is not None and rel.margin >= self.call_above
                 and len(part.split()) <= MAX_PART_WORDS and not may_act(ctx.registry.get(rel.best[0]))}
