@@ -87,12 +87,16 @@ def test_a_first_hop_that_only_promises_help_gets_its_calls_in_the_own_layout(qw
     # "Sure, I can help you with that." from the envelope and no call; written in the own
     # layout, the two right calls
     from edgevox.agents import own_layout
+    from edgevox.agents.slm.remainder import Remainder
 
     engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
     case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_80"])[0]
     out = engine.answer(case)
     assert out["loop"].get("own_layout_calls") == 1 and engine.score(case, out)["valid"], out
+    assert out["loop"].get("own_layout_undecided") == 1 and not out["loop"].get("own_layout_story"), out["loop"]
     monkeypatch.setattr(own_layout, "undecided", lambda output: False)
+    # (the request is a story of two sentences: session 17's story path would write its calls too)
+    monkeypatch.setattr(Remainder, "story_tools", lambda self, ctx: None)
     out = engine.answer(case)
     assert not out["agent_calls"] and not engine.score(case, out)["valid"], out
 
