@@ -178,22 +178,24 @@ def makes_up(request: str, envelope: list[Any], own: list[Any]) -> bool:
     return False
 
 
+def _from_hooks(agent: Any, view: Callable[[Any], set[str] | None]) -> set[str]:
+    """The union of the agent's hooks' answers to ``view`` (empty when no hook has one)."""
+    names: set[str] = set()
+    for h in agent.hooks.hooks:
+        names |= view(h) or set()
+    return names
+
+
 def asked_tools(agent: Any, ctx: Any) -> set[str]:
     """The tools the request plainly asks for, as the agent's hooks tell it (the union of
     their ``asked_tools``; empty when no hook has a view)."""
-    names: set[str] = set()
-    for h in agent.hooks.hooks:
-        names |= h.asked_tools(ctx) or set()
-    return names
+    return _from_hooks(agent, lambda h: h.asked_tools(ctx))
 
 
 def story_tools(agent: Any, ctx: Any) -> set[str]:
     """The tools that look things up which a sentence of a story plainly asks for, as the
     agent's hooks tell it (the union of their ``story_tools``; empty: no story, or no view)."""
-    names: set[str] = set()
-    for h in agent.hooks.hooks:
-        names |= h.story_tools(ctx) or set()
-    return names
+    return _from_hooks(agent, lambda h: h.story_tools(ctx))
 
 
 def from_story(own: list[Any], named: set[str]) -> list[Any]:
@@ -220,7 +222,8 @@ def rewrite(ctx: Any, request: LLMRequest, output: LLMOutput) -> LLMOutput:
 
     agent = ctx.agent
     agent._count("own_layout_hops")
-    if undecided(output):
+    promised = undecided(output)
+    if promised:
         agent._count("own_layout_undecided")  # the envelope wrote no call: see ``undecided``
     wire_format, preset = agent.own_layout
     backend = agent.backend.with_preset(preset)
@@ -243,7 +246,7 @@ def rewrite(ctx: Any, request: LLMRequest, output: LLMOutput) -> LLMOutput:
         return output
     parsed = parse_tool_calls(done.text, parsers=backend.preset.detectors, tools=tools)
     envelope = list(output.calls)
-    if not envelope and not undecided(output):  # a story answered in words (see ``wanted``)
+    if not envelope and not promised:  # a story answered in words (see ``wanted``)
         calls = from_story(list(parsed.calls), story_tools(agent, ctx))
         if not calls:
             return output

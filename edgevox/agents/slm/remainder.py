@@ -116,16 +116,18 @@ class Remainder(Hook):
         parallel_multiple and none of the 5 in multiple, where the added tool was never
         asked for; through the agent it made parallel_multiple_70 and 73 right (session 14).
         None: one part, no view."""
+        return self._plainly_asked(ctx, readers_only=self.readers_only)
+
+    def _plainly_asked(self, ctx: TurnContext, *, readers_only: bool) -> set[str] | None:
+        """The nearest tool of each part at least ``call_above`` ahead of the no-tool lines
+        (a part of at most ``MAX_PART_WORDS``; with ``readers_only``, a tool that looks things
+        up); None: one part, no view."""
         found = self._parts_by_meaning(ctx)
         if found is None:
             return None
-        names = set()
-        for part, rel in found:
-            name = rel.best[0]
-            if name is not None and rel.margin >= self.call_above and len(part.split()) <= MAX_PART_WORDS and not (
-                    self.readers_only and may_act(ctx.registry.get(name))):
-                names.add(name)
-        return names
+        return {rel.best[0] for part, rel in found
+                if rel.best[0] is not None and rel.margin >= self.call_above and len(part.split()) <= MAX_PART_WORDS
+                and not (readers_only and may_act(ctx.registry.get(rel.best[0])))}
 
     def _parts_by_meaning(self, ctx: TurnContext) -> Iterator[tuple[str, Any]] | None:
         """Each part of a request of two parts or more, with how near each tool it is, read
@@ -170,10 +172,8 @@ class Remainder(Hook):
         in words (``own_layout``, "stories")."""
         st = ctx.state(self)
         if "story" not in st:
-            st["story"] = None if len(sentences_of(ctx.text)) < 2 else {
-                rel.best[0] for part, rel in self._parts_by_meaning(ctx) or ()
-                if rel.best[0] is not None and rel.margin >= self.call_above
-                and len(part.split()) <= MAX_PART_WORDS and not may_act(ctx.registry.get(rel.best[0]))}
+            st["story"] = (None if len(sentences_of(ctx.text)) < 2
+                           else self._plainly_asked(ctx, readers_only=True) or set())
         return st["story"]
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
