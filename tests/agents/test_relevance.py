@@ -260,3 +260,20 @@ def test_a_tools_word_inside_an_idiom_is_never_trusted_by_meaning(embedder):
     be, agent, home = _gated([call("play_music", query="dead")], embedder)
     r = agent.run("Can you play dead?")
     assert all(not c.dispatched for c in r.calls) and home.media["state"] == "stopped", (r.calls, r.reply)
+
+
+def test_a_request_one_of_whose_parts_plainly_asks_for_a_tool_is_not_made_to_answer_in_words(embedder):
+    """As one text, "What's the capital of France? And will it rain in Lyon today?" sits nearer
+    the no-tool lines than any tool (it was answered in words, the weather never read); its
+    second part alone is plainly the weather's. A request whose every part is small talk is
+    still answered in words."""
+    be, agent, home = _gated(['{"answer": "Shakespeare. You are welcome."}', call("get_weather", location="Lyon"),
+                              '{"answer": "Paris. Mild in Lyon."}'], embedder)
+    r = agent.run("Who wrote Hamlet? Thanks for that.")
+    assert be.requests[0]["grammar"].strategy == "answer" and r.calls == []
+    index = agent.hooks.hooks[0].index(agent.registry)
+    text = "What's the capital of France? And will it rain in Lyon today?"
+    assert index.relevance(text).margin < 0 <= index.relevance("will it rain in Lyon today").margin
+    r = agent.run(text)
+    assert be.requests[1]["grammar"].strategy != "answer"
+    assert [c.name for c in r.calls if c.ok] == ["get_weather"] and r.calls[0].arguments["location"] == "Lyon"

@@ -160,14 +160,18 @@ def _switch_off(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import re
 
     from edgevox.agents import own_layout
-    from edgevox.agents.slm import remainder
+    from edgevox.agents.slm import parts, remainder
 
     if piece == "asked_tools":  # no hook tells which tools the request plainly asks for
         monkeypatch.setattr(remainder.Remainder, "asked_tools", lambda self, ctx: None)
     elif piece == "makes_up":  # the own layout's calls taken whatever values they make up
         monkeypatch.setattr(own_layout, "makes_up", lambda *args: False)
     elif piece == "sentences":  # a request cut at its joins alone
-        monkeypatch.setattr(remainder, "SENTENCE_END", re.compile(r"(?!)"))
+        monkeypatch.setattr(parts, "SENTENCE_END", re.compile(r"(?!)"))
+    elif piece == "parts_ask":  # the whole request alone decides whether it is answered in words
+        from edgevox.agents.slm.relevance import RelevanceGate
+
+        monkeypatch.setattr(RelevanceGate, "_a_part_asks", lambda self, ctx: False)
     elif piece == "codes":  # a code ("en") judged as a value the request must say
         monkeypatch.setattr(own_layout, "_CODE", re.compile(r"(?!)"))
     else:
@@ -190,6 +194,11 @@ def _switch_off(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # session 17: live_parallel_multiple_4-3-0, news for Paris and for Letterkenny "in English";
     # the own layout's language="en" was taken for a value the request never says
     ("live_parallel_multiple_4-3-0", "codes", "own_layout_calls"),
+    # session 18: parallel_multiple_34, two translations and the time in two cities. As one
+    # text it sat nearer the no-tool line "Translate hello into Spanish." than any tool, so the
+    # relevance gate had it answered in words; its part "get current time in ..." is plainly
+    # the clock's
+    ("parallel_multiple_34", "parts_ask", "own_layout_calls"),
 ])
 def test_each_piece_makes_the_case_it_was_built_for_right(qwen_backend, bfcl_data_dir, monkeypatch, case_id,
                                                           piece, counted):

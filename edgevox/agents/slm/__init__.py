@@ -8,7 +8,8 @@ hook (stats name)  point(s)      catches
 =================  ============  =========================================================
 relevance          before_llm    a request nearer, by meaning, to generic lines no tool
                                  serves ("Who wrote Hamlet?") than to every tool's own
-                                 requests -> the first hop may only answer in words
+                                 requests, and no part of it plainly near one -> the first
+                                 hop may only answer in words
 remainder          after_tool,   a part of a two-action request clearly for a tool no call
                    before_llm    of the turn used -> one more hop that calls it
 loop_guard         before_tool   the same call twice in a turn -> earlier result, then a

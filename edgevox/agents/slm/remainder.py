@@ -28,13 +28,12 @@ them, an action nobody asked for).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import JOIN
 from edgevox.agents.slm.grounding import is_question, unserved_devices
+from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
 from edgevox.agents.slm.vocabulary import changes_things, may_act
 
@@ -42,36 +41,6 @@ from edgevox.agents.slm.vocabulary import changes_things, may_act
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 NOTE_HEADS = ("Call ",)
-#: a longer "part" is a paragraph of context or instructions, not half of a spoken request
-MAX_PART_WORDS = 30
-#: the end of a sentence: ".", "?" or "!", space, and a capital (or a quote) starting the next;
-#: not after a title or an abbreviation ("Doe vs. Smith", "Dr. Lee", "Acme Inc. Ltd")
-SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\bvs\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)"
-                          r"(?<!\bMt\.)(?<!\bJr\.)(?<!\bSr\.)(?<!\bNo\.)(?<!\bInc\.)(?<!\bLtd\.)(?<!\bCo\.)"
-                          r"\s+(?=[A-Z\"'])")
-
-
-def sentences_of(text: str) -> list[str]:
-    """The request's sentences of two words or more (a quoted request unquoted first)."""
-    return [s for s in SENTENCE_END.split(text.strip().strip('"')) if len(s.split()) >= 2]
-
-
-def parts_of(text: str) -> list[str]:
-    """The request cut at its sentence ends and its joins, parts of two words or more ("Pause
-    the music and set the thermostat to 20." -> ["Pause the music", "set the thermostat to 20"]).
-
-    Why sentences too: a request told as a story ("Imagine you are a chemist ... What would be
-    the final temperature of the mixture? Later, you obtain another gas sample ... Can you
-    calculate the mass of this gas sample?") has few joins, so its parts ran past
-    ``MAX_PART_WORDS`` and no undone part was found. Measured offline (session 17, the first
-    call of BFCL's right answer given, as in the module's notes): on parallel_multiple 0-99
-    the remainder names a tool the answer still needs in 71 cases (61 cut at joins alone) and
-    a wrong one in 2 (2); simple_python, multiple (0-199) and parallel (0-99) still never; on
-    live_multiple 0-399 a tool not in the answer in 8 cases (5), each one that looks things up."""
-    parts = [p.strip(' ,."') for s in sentences_of(text) for p in JOIN.split(s)]
-    return [p for p in parts if len(p.split()) >= 2]
-
-
 class Remainder(Hook):
     """One more hop for the undone part of a two-action request (see the module docstring)."""
 
