@@ -221,6 +221,25 @@ def test_with_readers_only_the_extra_hop_never_calls_a_tool_that_acts(embedder):
     assert be.requests[1]["grammar"].tool_names == ("buy_shares",)
 
 
+def test_a_tool_acts_by_a_word_of_its_name_only_when_no_lookup_verb_comes_after_it():
+    from types import SimpleNamespace
+
+    from edgevox.agents.slm.vocabulary import may_act
+
+    def named(name, description="Look something up."):
+        return SimpleNamespace(name=name, description=description)
+
+    # the words before a lookup verb name the namespace: a record looked up, a change computed
+    assert not may_act(named("criminal_record_get_status"))
+    assert not may_act(named("OpenWeatherMap.get_current_weather"))
+    assert not may_act(named("entropy_change.calculate"))
+    # an acting word after the lookup verb, or no lookup verb at all, still acts
+    assert may_act(named("get_and_update_record"))
+    assert may_act(named("Events_3_BuyEventTickets"))
+    assert may_act(named("record_payment"))
+    assert may_act(named("lights", "Turn the lights on or off."))  # by its description
+
+
 def test_a_request_for_three_things_gets_one_extra_hop_per_undone_part_up_to_its_rounds(embedder):
     request = "Get the stock price of Apple, then the exchange rate from dollars to euros, then the latest news headlines about Apple."
     script = [call("stock_price", company="Apple"), call("exchange_rate", base="USD", target="EUR"),

@@ -173,8 +173,22 @@ _DEALS = frozenset("reserve reserves purchase purchases pay pays transfer transf
 _ACTING = CHANGERS | _DEALS
 
 
+#: verbs of tools that look things up: a name's words before one of them are its namespace
+READERS = frozenset("""
+get find search list fetch calculate compute check lookup retrieve query show count estimate analyze predict
+convert read view describe
+""".split())
+
+
 def may_act(tool: Any) -> bool:
     """Does the tool, by its name or description, perhaps do something in the world? Wider
-    than ``changes_things``: any word of the name counts ("Events_3_BuyEventTickets")."""
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", tool.name.replace(".", "_"))
-    return changes_things(tool) or any(w.lower() in _ACTING for w in words)
+    than ``changes_things``: a word of the name counts ("Events_3_BuyEventTickets"), unless a
+    verb that looks things up comes after it: the words before it name the tool's namespace
+    ("criminal_record.get_status", "OpenWeatherMap.get_current_weather",
+    "entropy_change.calculate" read). Measured offline with session 12's method (the first call
+    of BFCL's right answer given): the remainder names a tool the answer still needs in 72 of
+    parallel_multiple 0-99 (71 before: parallel_multiple_28's offense lookup), a wrong one in 2
+    (2); live_multiple 0-399 unchanged (0 and 8)."""
+    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", tool.name.replace(".", "_"))]
+    last_reader = max((i for i, w in enumerate(words) if w in READERS), default=-1)
+    return changes_things(tool) or any(w in _ACTING for w in words[last_reader + 1:])
