@@ -120,7 +120,11 @@ def test_a_unit_the_request_says_replaces_the_documented_default(qwen_backend, b
     ("parallel_multiple_18", "fix_currency_code"),  # "10 dollars to Euros": "dollars" -> "USD", "euros" -> "EUR"
     ("parallel_multiple_56", "fix_numbered_order"),  # "between Beijing and Tokyo": city_1 was Tokyo
     ("parallel_multiple_81", "fix_swapped_named"),  # "a length of 50 ... a width of 30": width was 50
-    ("multiple_33", "fix_function_definition"),  # session 16: "f(x) = 3x^2" where the answer takes "3x^2"
+    # not multiple_33 ("f(x) = 3x^2" where the answer takes "3x^2", session 16): on session 18's
+    # machine (AMD EPYC, an AVX2 build) the model wrote "3x^2" itself, at session 17's code too,
+    # where session 17's CI had seen "f(x) = 3x^2" -- which calls need the repair depends on
+    # the machine's build. fix_function_definition is tested on that very call in
+    # tests/agents/test_expressions.py, pure and in a scripted turn
 ])
 def test_values_the_request_ties_to_a_parameter_are_put_in_place(qwen_backend, bfcl_data_dir, monkeypatch,
                                                                  case_id, repair):
