@@ -21,9 +21,6 @@ grounding          before_tool   a call that shares no word with the request (a 
 listed_items       after_llm,    one call where the request lists several values of its
                    before_tool   argument ("in Egypt and Turkey") -> a call for each item;
                                  listed numbers run together ("5,10" -> 510) -> withdrawn
-once_said          after_llm     a number said once, copied into another call's optional
-                                 parameter (the magnetic field's permeability=5 beside
-                                 electric_field=5) -> that copy dropped
 unit_args          before_tool   numbers under the wrong unit ("2 hours and 15 minutes" ->
                                  seconds=15) -> moved to the unit the request said;
                                  amounts in words ("half an hour", "max") -> set
@@ -45,14 +42,13 @@ from edgevox.agents.slm.false_claim import FalseClaim
 from edgevox.agents.slm.grounding import Grounding
 from edgevox.agents.slm.listed import ListedItems
 from edgevox.agents.slm.loop_guard import LoopGuard
-from edgevox.agents.slm.once_said import OnceSaid
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
 from edgevox.agents.slm.unit_args import UnitArgs
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 
 __all__ = [
-    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "OnceSaid", "PlaceholderArgs", "SpeakableReply",
+    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
     "UnitArgs", "UnknownToolHint",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
@@ -73,5 +69,5 @@ def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
     if relevance:
         gate = RelevanceGate.answer_only()
         by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)]
-    return [*by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), OnceSaid(), UnitArgs(), EchoGuard(),
+    return [*by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
             ArgShapeHint(), SpeakableReply(), FalseClaim()]
