@@ -102,6 +102,7 @@ class HopStream:
         filters = [f for f in (h.stream_filter(self.ctx) for h in ordered) if f is not None]
         early = (self._early_ok and bool(tools) and request.strategy not in ("none", ANSWER)
                  and not (request.hop == 0 and own_layout.may_rewrite(a)))
+        hold = own_layout.may_drop_words(a, request, self.ctx)  # words said only once the hop ends
         self._drop_early()
         self._hop_spoken = ""
         opts = {k: v for k, v in request.options.items() if v is not None}
@@ -120,7 +121,8 @@ class HopStream:
                 for ev in parser.feed(piece):
                     if isinstance(ev, TextDelta):
                         said.append(ev.text)
-                        yield from self._say(ev.text, filters)
+                        if not hold:
+                            yield from self._say(ev.text, filters)
                     elif isinstance(ev, CallComplete):
                         if early:
                             self._start_early(ev.call)
@@ -137,7 +139,7 @@ class HopStream:
                 stream.close()  # frees the backend at once when decoding ended at the call
             self.llm_s += time.perf_counter() - t0
         completion = stream.completion  # a TextStream (see edgevox.llm.Backend)
-        if not self.stop.is_set() and not ended:  # a cancelled tail is undecided text: never say it
+        if not self.stop.is_set() and not ended and not hold:  # a cancelled tail is undecided text: never say it
             for ev in parser.close():
                 if isinstance(ev, TextDelta):
                     yield from self._say(ev.text, filters)

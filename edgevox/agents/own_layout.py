@@ -44,8 +44,9 @@ so asked for are taken, and its words are dropped. Measured through the agent on
 parallel_multiple 0-99 (session 17): "Imagine you are planning a trip to Mars. You weigh 75
 kilograms on Earth ..." was answered "The vase is 24 centimeters tall.", and two more stories
 like it, each with no call; offline, no request of the first 100 of irrelevance and
-live_irrelevance is such a story. (A streamed turn has said those words by then: only
-``run`` drops them unheard.)
+live_irrelevance is such a story. Whether a hop is such a story is known before it is decoded
+(``may_drop_words``), so a streamed turn holds that hop's words until it ends: they are
+dropped unheard there too, or said whole when no call replaces them.
 
 A registry whose tools have examples (the voice assistant's home tools) never gets here:
 its demonstrations are its author's, and its prompt and turns stay as they were.
@@ -91,13 +92,26 @@ def undecided(output: LLMOutput) -> bool:
     return not output.calls and (not output.content.strip() or empty_promise(output.content))
 
 
+def _first_acting_hop(agent: Any, request: LLMRequest) -> bool:
+    """A turn's first hop, offered tools, with no note, of an agent whose calls may be rewritten."""
+    return (request.hop == 0 and not request.notes and request.strategy not in ("none", ANSWER)
+            and may_rewrite(agent))
+
+
 def wanted(agent: Any, request: LLMRequest, output: LLMOutput, ctx: Any = None) -> bool:
     """Whether this hop's calls are to be written (again) in the own layout: the envelope
     chose to call, left the choice undecided, or answered in words a story one of whose
     sentences plainly asks for a tool that looks things up (``story_tools``; needs ``ctx``)."""
-    return (request.hop == 0 and not request.notes and request.strategy not in ("none", ANSWER)
-            and may_rewrite(agent) and (bool(output.calls) or undecided(output)
-                                        or (ctx is not None and bool(story_tools(agent, ctx)))))
+    return _first_acting_hop(agent, request) and (
+        bool(output.calls) or undecided(output) or (ctx is not None and bool(story_tools(agent, ctx))))
+
+
+def may_drop_words(agent: Any, request: LLMRequest, ctx: Any) -> bool:
+    """Whether this hop's words may yet be dropped for the own layout's calls (a story one of
+    whose sentences plainly asks for a lookup, see ``wanted``). Known before the hop is
+    decoded, so a streamed turn holds the hop's words until it ends and never says a made-up
+    result ("The vase is 24 centimeters tall.") that the calls then replace."""
+    return _first_acting_hop(agent, request) and bool(story_tools(agent, ctx))
 
 
 def messages(session: Any) -> list[dict]:

@@ -196,6 +196,19 @@ def test_no_early_start_when_an_after_llm_hook_could_drop_the_call():
     assert "early_dispatches" not in agent.loop_stats
 
 
+def test_every_shipped_after_llm_hook_keeps_calls():
+    # one after_llm hook that may drop or change a completed call turns early dispatch off for
+    # every agent that carries it (session 18: a hook that dropped a copied number cost every
+    # voice turn its early call, and only the timing tests above noticed); a shipped hook that
+    # must change calls has to do it where no call has started yet, and say so here
+    from edgevox.examples.home import home_hooks
+
+    for hooks in (default_slm_hooks(), home_hooks()):
+        for h in hooks:
+            if "after_llm" in h.points():
+                assert h.keeps_calls, f"{type(h).__name__}.after_llm: set keeps_calls or early dispatch is off"
+
+
 def test_one_call_allowed_ends_decoding_at_the_call():
     text = call("set_light", room="hall", on=True) + "\n" + call("get_time")
     agent, _ = _agent([text], parallel_tool_calls=False)

@@ -283,3 +283,52 @@ def test_a_story_answered_in_words_gets_the_calls_its_sentences_ask_for():
     agent = LLMAgent(tools=[fall_time, triangle_area], model=be, hooks=default_slm_hooks(), warm=False)
     r = agent.run("What is the area of a triangle?")  # one sentence: the answer in words stands
     assert len(be.requests) == 1 and not seen and r.reply == "Triangles have three sides."
+
+
+STORY = ("Imagine you are painting a wall shaped like a triangle. Its base is 6 m and its height "
+         "4 m. What is the area of a triangle with a base of 6 and a height of 4?")
+
+
+def _streamed(text: str, script: list[str]) -> tuple[list, object]:
+    """The pieces a streamed turn yields (text and call events), and its result."""
+    be = TwoLayoutBackend(script, preset="qwen2.5-coder-0.5b")
+    agent = LLMAgent(tools=[fall_time, triangle_area], model=be, hooks=default_slm_hooks(), warm=False)
+    stream = agent.run_stream(text)
+    pieces = list(stream)
+    return pieces, stream.result
+
+
+def test_a_streamed_story_never_says_the_made_up_words_its_calls_replace(monkeypatch):
+    # session 19: the words of a story's first hop are held until the hop ends (the own layout
+    # may still replace them with calls), so a streamed turn, like ``run``, never says them
+    from edgevox.agents import own_layout
+
+    script = ['{"answer": "It is 12 square meters."}', fenced(("triangle_area", {"base": 6, "height": 4})),
+              '{"answer": "The area is 12 square meters."}']
+    seen.clear()
+    pieces, result = _streamed(STORY, script)
+    said = "".join(p for p in pieces if isinstance(p, str))
+    assert seen == [("area", 6, 4)] and "It is 12" not in said, pieces
+    assert said.strip() == result.reply == "The area is 12 square meters."
+    # the same story with no call taken: the held words are said whole, once
+    seen.clear()
+    pieces, result = _streamed(STORY, ['{"answer": "It is 12 square meters."}', "I cannot help."])
+    said = "".join(p for p in pieces if isinstance(p, str))
+    assert not seen and said.strip() == result.reply == "It is 12 square meters.", pieces
+    # without holding them, the made-up words are streamed before the call replaces them
+    monkeypatch.setattr(own_layout, "may_drop_words", lambda agent, request, ctx: False)
+    seen.clear()
+    pieces, result = _streamed(STORY, script)
+    said = "".join(p for p in pieces if isinstance(p, str))
+    assert seen == [("area", 6, 4)] and "It is 12" in said, pieces
+
+
+def test_only_a_story_that_asks_for_a_lookup_holds_its_words():
+    # a request of one sentence is never replaced by the story path: its answer is said sentence
+    # by sentence as it is decoded; a story's is said once the hop has ended
+    answer = '{"answer": "Triangles have three sides. Their angles add up to 180 degrees."}'
+    pieces, _ = _streamed("What is the area of a triangle?", [answer])
+    assert [p for p in pieces if isinstance(p, str)] == ["Triangles have three sides.", " ",
+                                                         "Their angles add up to 180 degrees."]
+    pieces, result = _streamed(STORY, [answer, "I cannot help."])
+    assert [p for p in pieces if isinstance(p, str)] == [result.reply], pieces

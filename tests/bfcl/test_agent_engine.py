@@ -159,6 +159,31 @@ def test_a_story_that_asks_for_a_lookup_calls_it_instead_of_making_up_the_answer
     assert not out["agent_calls"], out["agent_calls"]  # answered in words, as before
 
 
+def test_a_streamed_story_says_nothing_before_its_calls(qwen_backend, bfcl_data_dir, monkeypatch):
+    # session 19: the same story streamed (as a voice turn is): the made-up answer the calls
+    # replace is held until the first hop ends and never said
+    from edgevox.agents import Session, own_layout
+    from edgevox.agents.types import ToolCallEvent
+
+    engine = AgentEngine("qwen2.5-coder-0.5b", backend=qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    case = load_cases("parallel_multiple", bfcl_data_dir, ids=["parallel_multiple_92"])[0]
+    msgs = [dict(m) for m in case.question]
+    text = str(msgs.pop()["content"])
+
+    def said_before_the_first_call() -> str:
+        words = []
+        for piece in engine.agent(case).run_stream(text, session=Session([dict(m) for m in msgs])):
+            if isinstance(piece, ToolCallEvent):
+                return "".join(words)
+            if isinstance(piece, str):
+                words.append(piece)
+        raise AssertionError(f"no call; said {''.join(words)!r}")
+
+    assert said_before_the_first_call() == ""
+    monkeypatch.setattr(own_layout, "may_drop_words", lambda agent, request, ctx: False)
+    assert said_before_the_first_call().strip()  # unheld, the made-up answer is said first
+
+
 def _switch_off(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Switch one piece of the agent off, for the test below."""
     import re
