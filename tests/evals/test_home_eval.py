@@ -61,11 +61,15 @@ def test_the_home_set_is_big_enough_and_every_spec_is_a_call_the_registry_can_ma
     assert len(tenth) >= 120 and not {i.id for i in tenth} & {i.id for i in items + tuning + third + fourth + fifth + sixth + seventh + eighth + ninth}
     assert sum(t.expect is None for it in tenth for t in it.turns) >= 50
     assert not {t.say.lower() for it in tenth for t in it.turns} & held_out
+    eleventh = load_set("home", "dev11")  # the outside set's topics again (session 19), by a helper that never opened the held-out files
+    assert len(eleventh) >= 120 and not {i.id for i in eleventh} & {i.id for i in items + tuning + third + fourth + fifth + sixth + seventh + eighth + ninth + tenth}
+    assert sum(t.expect is None for it in eleventh for t in it.turns) >= 50
+    assert not {t.say.lower() for it in eleventh for t in it.turns} & held_out
     third = third + fourth
     assert len(tuning) >= 40 and len(third) >= 100
     assert sum(t.expect is None for it in third for t in it.turns) >= 60  # mostly lines no tool serves
     assert not {i.id for i in tuning + third} & {i.id for i in items} and not {i.id for i in tuning} & {i.id for i in third}
-    tuning = tuning + third + fifth + sixth + seventh + eighth + ninth + tenth  # every spec of every split is checked against the registry below
+    tuning = tuning + third + fifth + sixth + seventh + eighth + ninth + tenth + eleventh  # every spec of every split is checked against the registry below
     turns = [t for it in items for t in it.turns]
     assert sum(t.expect is not None for t in turns) >= 250
     assert sum(t.expect is None for t in turns) >= 100
