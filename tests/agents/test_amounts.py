@@ -184,6 +184,10 @@ def test_the_hook_keeps_a_share_said_in_words_from_the_number_repair():
     ag = LLMAgent("t", "", "Be brief.", tools=Home().tools(), model=be, hooks=default_slm_hooks())
     r = ag.run("Hallway at three quarters brightness.")
     assert r.calls[0].arguments["brightness"] == 75
+    be = ScriptedBackend([call("set_light", room="bedroom", on=True, brightness=2)], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=Home().tools(), model=be, hooks=default_slm_hooks())
+    r = ag.run("Bedroom light at two thirds, please.")  # dev11 (session 19): the "two" of thirds
+    assert r.calls[0].arguments["brightness"] == 67
 
 
 def test_a_level_said_is_not_set_on_a_light_switched_off():

@@ -140,3 +140,18 @@ def test_on_the_real_model_scrap_it_after_a_timer_cancels_it(qwen_backend):
     assert len(home.timers) == 1, home.summary()
     r = agent.run("Oh wait, cancel that.")
     assert home.timers == [], (r.calls, r.reply)
+
+
+def test_a_new_name_after_a_name_the_call_held_in_small_letters():
+    # dev11 (session 19): "Prague, what's the weather doing there?" -> location "prague"; then
+    # "And in Budapest?" went to the weather with no place, blocked
+    weather = ToolRegistry(Home().tools()).get("get_weather")
+    assert retarget_name("And in Budapest?", weather, {"location": "prague"}) == {"location": "Budapest"}
+    timer = ToolRegistry(Home().tools()).get("start_timer")
+    assert retarget_name("And in Budapest?", timer, {"minutes": 5, "label": "pasta"}) is None  # a label, not a place
+
+
+def test_get_rid_of_it_undoes_the_call_just_made():
+    tools = ToolRegistry(Home().tools())
+    found = undo("Actually, get rid of it.", tools, tools.get("start_timer"), {"minutes": 12, "label": "scones"})
+    assert (found[0].name, found[1]) == ("cancel_timer", {"label": "scones"})  # dev11 (session 19)

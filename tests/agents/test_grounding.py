@@ -14,7 +14,10 @@ from edgevox.agents.slm.grounding import (
     changes_what_was_said,
     from_another_part,
     is_question,
+    stepped,
+    strays_from,
     target_words,
+    unknown_place,
     unserved_devices,
     why_not,
     without_the_other_parts_words,
@@ -331,3 +334,51 @@ def test_a_name_taken_from_the_other_part_is_dropped_when_the_call_keeps_what_it
     # nothing of its own left: still taken back or blocked as before
     assert without_the_other_parts_words("start a fifteen minute timer and uh turn off the office light",
                                          TOOLS["cancel_timer"], {"label": "office"}, ALL) is None
+
+
+def test_a_call_that_strays_from_the_hops_call_before_it():
+    # dev11 (session 19): both of these ran, the second undoing or going past the first
+    light = TOOLS["set_light"]
+    on_all = ("set_light", {"room": "all", "on": True, "brightness": None})
+    assert strays_from("All the lights on, upstairs and down.", light, {"room": "all", "on": False}, [on_all])
+    office = ("set_light", {"room": "office", "on": True, "brightness": None})
+    assert strays_from("Desk lamp, office, twenty.", light, {"room": "kitchen", "on": False}, [office])
+    # two places asked, a place said in other words, another setting of the same light: not strays
+    kitchen = ("set_light", {"room": "kitchen", "on": False})
+    assert not strays_from("Lights off in the kitchen and the lounge.", light, {"room": "living room", "on": False}, [kitchen])
+    assert not strays_from("Office light on at twenty.", light, {"room": "office", "on": True, "brightness": 20}, [office])
+    assert not strays_from("Desk lamp, office, twenty.", light, {"room": "kitchen", "on": False}, [])
+    assert not strays_from("Volume up.", TOOLS["set_volume"], {"change": "down"}, [("set_volume", {"change": "up"})])
+
+
+def test_scripted_a_second_call_that_undoes_the_first_never_runs():
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([call("set_light", room="all", on=True) + "\n" + call("set_light", room="all", on=False)],
+                         preset="qwen25")
+    ag, home = home_agent(be)
+    r = ag.run("All the lights on, upstairs and down.")
+    assert [(c.name, c.dispatched) for c in r.calls] == [("set_light", True), ("set_light", False)], r.calls
+    assert r.calls[1].error_type == "withdrawn" and all(home.lights.values()), (r.calls, home.lights)
+
+
+def test_a_terse_request_that_opens_on_a_place_the_home_does_not_have():
+    # dev11 (session 19): "Summerhouse lights on, please." -> room "all", every light on
+    light = TOOLS["set_light"]
+    for text in ("Summerhouse lights on, please.", "Pool house light off.", "Workshop light on, I'm sanding."):
+        assert why_not(text, light, {"room": "all", "on": True}, ALL) == "place", text
+    assert unknown_place("Pool house light off.", light, {"room": "all", "on": False}, ALL).startswith("pool")
+    for text in ("Big light off.", "Lights off.", "Kitchen light off.", "Hall light off.", "Switch off the hall light."):
+        room = "hallway" if "hall" in text.lower() else "kitchen" if "itchen" in text else "all"
+        assert why_not(text, light, {"room": room, "on": False}, ALL) is None, text  # "hall" is the hallway's
+
+
+def test_a_step_from_the_value_before():
+    # dev11 (session 19): "Still a bit nippy, another degree up." after 18 -> 19, blocked as unrelated
+    assert stepped("Still a bit nippy, another degree up.") == {1.0}
+    assert stepped("Two degrees cooler.") == {-2.0}
+    assert stepped("Thermostat at twenty.") == set() and stepped("Up.") == set()
+    before = {"temperature": 18, "unit": "celsius"}
+    assert changes_what_was_said("Still a bit nippy, another degree up.", before, {"temperature": 19, "unit": "celsius"})
+    assert not changes_what_was_said("Still a bit nippy, another degree up.", before, {"temperature": 17, "unit": "celsius"})
+    assert not changes_what_was_said("Still a bit nippy, another degree up.", before, {"temperature": 25, "unit": "celsius"})

@@ -36,6 +36,11 @@ TIMER = TOOLS["start_timer"]
     ("Timer for the pork: an hour and a quarter.", "pork"),
     ("The fish wants eight minutes, time it please.", "fish"),
     ("The timer needs ten minutes.", None),
+    # dev11 (session 19): "for the X on the timer", "for the X's Y", two words before the comma
+    ("Twelve minutes for the scones on the timer.", "scones"),
+    ("Put forty minutes on the clock for the shepherd's pie.", "shepherd"),
+    ("Lamb shoulder, four and a half hours, timer please.", "lamb"),
+    ("Timer for the next 20 minutes on the clock.", None),
 ])
 def test_the_name_a_request_gives(text, name):
     assert said_name(text, TIMER) == name

@@ -58,6 +58,11 @@ def test_a_fraction_said_in_words_is_kept_for_a_number_parameter():
     assert fix_decimal("Make it twenty point five degrees.", tools["set_thermostat"], {"temperature": 22}) == {
         "temperature": 20.5}
     assert fix_decimal("Twenty point five, in 2 rooms.", tools["set_thermostat"], {"temperature": 22}) is None
+    # "twenty and a half degrees" (dev11, session 19): the model's 22.5; a length is not a decimal here
+    assert said_decimals("Put the heating at twenty and a half degrees.") == [20.5]
+    assert said_decimals("Two and a half hours on the timer.") == [] and said_decimals("An hour and a half.") == []
+    assert fix_decimal("Put the heating at twenty and a half degrees.", tools["set_thermostat"],
+                       {"temperature": 22.5, "unit": "celsius"}) == {"temperature": 20.5, "unit": "celsius"}
     # an integer parameter keeps its whole number
     assert fix_decimal("Lights to twenty point five.", tools["set_light"], {"room": "office", "on": True,
                                                                           "brightness": 20}) is None

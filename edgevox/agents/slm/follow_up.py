@@ -96,14 +96,19 @@ september october november december christmas easter i
 """.split())
 
 
+#: parameters that hold a place's name, whatever its case ("location": "prague")
+_PLACE_KEYS = frozenset("location city place town country region where".split())
+
+
 def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``arguments`` with the one string argument that held a name ("Madrid") set to the new
-    name ``text`` says ("And in Rome?"), or None."""
+    """``arguments`` with the one string argument that held a name ("Madrid", or any place:
+    the model wrote "prague" for "Prague, what's the weather doing there?", dev11) set to the
+    new name ``text`` says ("And in Rome?"), or None."""
     m = _NEW_NAME.match(text)
     if m is None or m.group(1).split()[0].lower() in _WHEN:
         return None
-    names = [k for k, v in arguments.items() if isinstance(v, str) and v[:1].isupper() and k in properties(tool)
-             and not enum_of(properties(tool)[k])]
+    names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in _PLACE_KEYS)
+             and k in properties(tool) and not enum_of(properties(tool)[k])]
     if len(names) != 1 or arguments[names[0]] == m.group(1):
         return None
     return {**arguments, names[0]: m.group(1)}
@@ -136,7 +141,7 @@ def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
 
 #: "Actually, scrap it.", "Cancel that.": the call just made, undone
 _UNDO = re.compile(r"^\W*(?:(?:actually|no|nah|oh|wait|hmm|um|uh|sorry|ok|okay|on\s+second\s+thought)\W+)*"
-                   r"(?:scrap|cancel|kill|delete|drop|ditch|bin|undo|forget)\s+(?:it|that|this)(?:\s+one)?"
+                   r"(?:scrap|cancel|kill|delete|drop|ditch|bin|undo|forget|get\s+rid\s+of)\s+(?:it|that|this)(?:\s+one)?"
                    r"(?:\W+(?:again|actually|then|please|now|after\s+all|i(?:'ve)?\s+changed\s+my\s+mind|never\s+mind))*\W*$")
 #: the first word of a tool's name that undoes what another tool of the same thing made
 _UNDOERS = frozenset({"cancel", "remove", "delete", "stop", "clear"})
@@ -156,6 +161,14 @@ def undo(text: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> t
         return None
     undoer = undoers[0]
     return undoer, {k: v for k, v in arguments.items() if k in properties(undoer)}
+
+
+def previous_request(ctx: TurnContext) -> str:
+    """The user's message before this turn's, or "" (whether or not the session holds this
+    turn's message yet)."""
+    users = [m.get("content") for m in getattr(ctx.session, "messages", []) if m.get("role") == "user"]
+    users = [u for u in users if isinstance(u, str)]
+    return users[-2] if len(users) > 1 and users[-1] == ctx.text else (users[-1] if users and users[-1] != ctx.text else "")
 
 
 class FollowUp(Hook):

@@ -56,8 +56,8 @@ from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import JOIN, said_numbers
-from edgevox.agents.slm.follow_up import previous_call
+from edgevox.agents.slm.amounts import JOIN, said_numbers, said_step
+from edgevox.agents.slm.follow_up import previous_call, previous_request
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
     FILLERS,
@@ -207,6 +207,15 @@ def acted_on(request: str) -> tuple[str, str] | None:
     return (m.group(1), m.group(2) or "") if m else None
 
 
+#: the first words of a request, up to its third ("Pool house light off." -> pool, house, light)
+_OPENING = re.compile(r"\W*(?:(?:the|my|our)\s+)?([a-z]+)\s+([a-z]+)(?:\s+([a-z]+))?")
+#: words before a light's name that say which light, not where ("the big light", "desk lamp")
+_KINDS = frozenset("""
+big main ceiling overhead desk reading night bedside floor table little small side all every both other
+that this those these some fairy string christmas top bottom upstairs downstairs front back
+""".split())
+
+
 def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """The place a request names ("in the conservatory", "the pantry light", "the laundry
     room") when the call fills an enum
@@ -221,8 +230,15 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     low = request.lower()
     places = _PLACE.findall(low) + re.findall(r"\b([a-z]+)\s+room\b", low) + [w for w in said if w in PLACES] + [
         m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low) if stem(m.group(2)) in target_words(tool)]
+    # the words that open a terse request before the thing ("Summerhouse lights on.", "Pool house light off.")
+    if (m := _OPENING.match(low)) and m.group(1) not in _KINDS:
+        if stem(m.group(2)) in target_words(tool) or (m.group(3) and stem(m.group(3)) in target_words(tool)):
+            places.append(m.group(1))
+    values = {w for k, sch in properties(tool).items() if k.lower() in _WHERE
+              for v in enum_of(sch) if isinstance(v, str) for w in WORD.findall(v.lower())}
     for place in places:
-        if place not in GENERIC and stem(place) not in known:
+        if place not in GENERIC and stem(place) not in known \
+                and not any(len(place) >= 4 and v.startswith(place) for v in values):  # "hall" for "hallway"
             after = re.search(rf"\b{place}\s+([a-z]+)", low)  # "wine cellar", "guest room": say both words
             nxt = after.group(1) if after else ""
             if nxt and nxt not in GENERIC and stem(nxt) not in target_words(tool) and stem(nxt) not in known | {"room"}:
@@ -383,7 +399,8 @@ def _echoed(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
 
 def changes_what_was_said(request: str, before: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:
     """Does the call set, to a value ``request`` says, an argument the previous call of the
-    same tool (``before``) had otherwise ("make that 70" -> temperature 72 -> 70)?"""
+    same tool (``before``) had otherwise ("make that 70" -> temperature 72 -> 70), or move it by
+    the step the request says ("another degree up" -> 18 -> 19, ``stepped``)?"""
     request_words = WORD.findall(request.lower())
     said = f" {' '.join(request_words)} "
     numbers = said_numbers(request)
@@ -391,6 +408,9 @@ def changes_what_was_said(request: str, before: Mapping[str, Any], arguments: Ma
         if value is None or before.get(key) == value or isinstance(value, bool):
             continue
         if isinstance(value, (int, float)) and float(value) in numbers:
+            return True
+        if isinstance(value, (int, float)) and isinstance(before.get(key), (int, float)) \
+                and float(value) - float(before[key]) in stepped(request):
             return True
         if not isinstance(value, str) or not _wordy(value):
             continue
@@ -400,6 +420,24 @@ def changes_what_was_said(request: str, before: Mapping[str, Any], arguments: Ma
     return False
 
 
+#: the way a step goes: "another degree up", "one more notch down", "two degrees warmer"
+_UP = frozenset("up higher warmer hotter more louder brighter raise".split())
+_DOWN = frozenset("down lower cooler colder less quieter softer dimmer".split())
+_ONE_STEP = re.compile(r"\b(?:another|one\s+more|a|one)\s+(?:degree|notch|step|point|percent)\b")
+
+
+def stepped(request: str) -> set[float]:
+    """The changes a request says as a step from the value before ("Still a bit nippy, another
+    degree up." -> {1.0}; "Two degrees cooler." -> {-2.0}); empty when it says no way or no
+    step. Read with the previous call of the same tool (``changes_what_was_said``)."""
+    words = set(WORD.findall(request.lower()))
+    way = (1 if words & _UP else 0) - (1 if words & _DOWN else 0)
+    if not way:
+        return set()
+    step = said_step(request) or (1.0 if _ONE_STEP.search(request.lower()) else None)
+    return {way * step} if step else set()
+
+
 #: words by which a request points back at the one before ("turn it off again", "same for ...")
 _BACK = frozenset({"it", "them", "those", "again", "same", "too", "also", "instead"})
 
@@ -407,14 +445,6 @@ _BACK = frozenset({"it", "them", "those", "again", "same", "too", "also", "inste
 def points_back(request: str) -> bool:
     """Does the request refer to an earlier one ("Now turn it off again.")?"""
     return bool(_BACK & set(WORD.findall(request.lower())))
-
-
-def previous_request(ctx: TurnContext) -> str:
-    """The user's message before this turn's, or "" (whether or not the session holds this
-    turn's message yet)."""
-    users = [m.get("content") for m in getattr(ctx.session, "messages", []) if m.get("role") == "user"]
-    users = [u for u in users if isinstance(u, str)]
-    return users[-2] if len(users) > 1 and users[-1] == ctx.text else (users[-1] if users and users[-1] != ctx.text else "")
 
 
 def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str | None:
@@ -463,6 +493,35 @@ def _device_word(request: str, tools: Iterable[Any]) -> str:
     return "that"
 
 
+def _said(value: Any, request: str) -> bool:
+    return isinstance(value, str) and bool(words := set(WORD.findall(value.lower()))) \
+        and words <= set(WORD.findall(request.lower()))
+
+
+def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: list[tuple[str, dict]]) -> bool:
+    """Does this call stray from a call of the same tool the hop made before it: the same place
+    set otherwise ("All the lights on, upstairs and down." -> ``room="all", on=True`` then
+    ``on=False``), or, in a request that asks for one action (no "and", "then", "also"), a
+    place the request never says where that call took the one it says ("Desk lamp, office,
+    twenty." -> the office light, then the kitchen light off)? Both ran on dev11 (session 19).
+    Only tools with a *where* enum (``room``)."""
+    where = [k for k, sch in properties(tool).items() if k.lower() in _WHERE and enum_of(sch)]
+    if not where:
+        return False
+    one_action = not JOIN.search(request)  # "Lights off in the kitchen and the lounge." asks two
+    for name, args in before:
+        if name != tool.name:
+            continue
+        if all(args.get(k) == arguments.get(k) for k in where) and any(
+                k not in where and v is not None and args.get(k) is not None and v != args[k]
+                for k, v in arguments.items()):
+            return True
+        if one_action and any(args.get(k) != arguments.get(k) and _said(args.get(k), request)
+                              and not _said(arguments.get(k), request) for k in where):
+            return True
+    return False
+
+
 class Grounding(Hook):
     """Blocks calls not about the request (see the module docstring); the turn ends with a
     short reply in words.
@@ -503,6 +562,14 @@ class Grounding(Hook):
             withdrawn = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
                                    error_type="withdrawn", call_id=call.id)
             return HookResult.replace(withdrawn, reason=f"{call.name} took another part's words")
+        approved = ctx.state(self).setdefault("approved", {}).setdefault(ctx.hop, [])
+        if strays_from(ctx.text, tool, call.arguments, approved):
+            # one action asked, and the hop's next call of the tool undoes the one before it or
+            # moves to a place the request never says: taken back, the hop goes on
+            withdrawn = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
+                                   error_type="withdrawn", call_id=call.id)
+            return HookResult.replace(withdrawn, reason=f"{call.name} strays from the hop's call before it")
+        approved.append((tool.name, dict(call.arguments)))
         if ctx.successes():
             return repaired  # after a success the turn is on track
         reason = reason_for(ctx, tool, call.arguments)

@@ -10,8 +10,9 @@ transcript starts with ("uh timer six minutes for the noodles" -> "uh"), and the
 says a name in one of two English ways -- right before the tool's target word ("an egg
 timer"), after "called"/"named" ("a timer called laundry"), after "for the/my" closing a
 clause ("... for the roast." / "for the roast, one hour twenty" / "for the dough to prove,"),
-as the thing that takes the time ("The fish wants eight minutes, ..."), or alone before a comma
-that opens the rest of the request naming the thing ("Cookies, twelve minute timer.") --
+as the thing that takes the time ("The fish wants eight minutes, ..."), or alone (or with one
+more word) before a comma that opens the rest of the request naming the thing ("Cookies,
+twelve minute timer.", "Lamb shoulder, four and a half hours, timer please.") --
 that word is the name.
 """
 
@@ -35,13 +36,15 @@ _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
 _NOT_NAMES = frozenset({"quick", "short", "long", "new", "another", "second", "other", "first", "next", "last",
                         "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min"})
-_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)(?:\s+to\s+[a-z]+)?\s*(?:[.!?,;:]|$)")  # "for the dough to prove,"
+#: "for the dough to prove,", "for the scones on the timer.", "for the shepherd's pie."
+_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)(?:'s\s+[a-z]+|\s+to\s+[a-z]+|\s+(?:on|in)\s+(?:the|my|our)\s+[a-z]+)?"
+                  r"\s*(?:[.!?,;:]|$)")
 #: "The fish wants eight minutes, time it.": the thing that takes the time opens the request
 _SUBJECT = re.compile(r"^\W*(?:the|my|our)\s+([a-z]+)\s+(?:wants|needs|takes|gets|has|will\s+take|should\s+have)\b")
 #: "a timer called laundry", "named pasta"
 _CALLED = re.compile(r"\b(?:called|named|labell?ed)\s+(?:the\s+)?([a-z]+)")
 #: "Cookies, twelve minute timer.": one word said before a comma, the rest naming the thing
-_HEAD = re.compile(r"^\s*([a-z]+)\s*,\s*(.+)$")
+_HEAD = re.compile(r"^\s*([a-z]+)(?:\s+[a-z]+)?\s*,\s*(.+)$")  # "Lamb shoulder, four and a half hours, timer please."
 
 
 def _name_param(tool: Any) -> tuple[str, Any] | None:

@@ -99,30 +99,49 @@ def move_units(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     return fixed
 
 
-def said_decimals(request: str) -> list[float]:
-    """Numbers with a fraction the request says in words ("twenty point five" -> 20.5)."""
+#: "twenty and a half" is a level's fraction; "two and a half hours" is a length (``amounts``)
+_TIME_AFTER = frozenset("hour hours minute minutes min mins second seconds sec secs day days week weeks".split())
+
+
+def _decimal_forms(request: str) -> list[tuple[float, int]]:
+    """(value, how many numbers its words say) of each number said with a fraction in words:
+    "twenty point five" -> (20.5, 2), "twenty and a half" -> (20.5, 1); not a length of time."""
     words = TOKEN.findall(request.lower().replace("-", " "))
     out = []
     for i in range(len(words) - 2):
         num = number_at(words, i)
-        if num is None or i + num[1] + 1 >= len(words) or words[i + num[1]] != "point":
+        if num is None or (i and number_at(words, i - 1) is not None):
             continue
-        digit = words[i + num[1] + 1]
+        j = i + num[1]
+        if words[j:j + 3] == ["and", "a", "half"] and (j + 3 >= len(words) or words[j + 3] not in _TIME_AFTER):
+            out.append((num[0] + 0.5, 1))
+            continue
+        if j + 1 >= len(words) or words[j] != "point":
+            continue
+        digit = words[j + 1]
         frac = _SMALL.index(digit) if digit in _SMALL[:10] else int(digit) if digit.isdigit() and len(digit) == 1 else None
         if frac:
-            out.append(num[0] + frac / 10)
+            out.append((num[0] + frac / 10, 2))
     return out
+
+
+def said_decimals(request: str) -> list[float]:
+    """Numbers with a fraction the request says in words ("twenty point five", "twenty and a
+    half" -> 20.5)."""
+    return [value for value, _ in _decimal_forms(request)]
 
 
 def fix_decimal(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """A number said with a fraction in words that the call cut to its whole part
     ("Make it twenty point five degrees." -> 20, not 20.5), for a parameter of type number;
     or a setter's one number where the request says that decimal and no other number
-    ("Thermostat at twenty point five." -> the model's 22.5)."""
-    said = said_decimals(request)
+    ("Thermostat at twenty point five." -> the model's 22.5; "twenty and a half degrees" ->
+    the model's 22.5, dev11)."""
+    forms = _decimal_forms(request)
+    said = [value for value, _ in forms]
     held = [(k, v) for k, v in arguments.items() if is_number(v)]
     if len(said) == 1 and len(held) == 1 and held[0][1] != said[0] and changes_things(tool) \
-            and len(spoken_numbers(request)) == 2:  # "twenty point five": 20 and 5, nothing else
+            and len(spoken_numbers(request)) == forms[0][1]:  # "twenty point five": 20 and 5, nothing else
         schema = properties(tool).get(held[0][0]) or {}
         bounds = value_range(schema)
         if "number" in str(schema.get("type")) and (bounds is None or bounds[0] <= said[0] <= bounds[1]):
