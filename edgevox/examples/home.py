@@ -122,6 +122,7 @@ PHRASINGS: dict[str, list[str]] = {
         "What's the weather?", "Weather report.", "How's the weather today?", "Is it raining?", "Will it snow tomorrow?",
         "How chilly is it out there?", "What's the temperature out there?", "Do I need an umbrella?", "Is it a nice day?",
         "What's the forecast for today?", "Is it cold out this morning?", "Should I wear a jacket?", "Weather in London.", "Is it windy outside?",
+        "Is it going to be wet or dry later?", "Do I need a sweater today?",
     ],
     "get_time": [
         "The time?", "What's the time right now?", "Tell me the time.", "Do you have the time?",

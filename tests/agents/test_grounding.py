@@ -382,3 +382,11 @@ def test_a_step_from_the_value_before():
     assert changes_what_was_said("Still a bit nippy, another degree up.", before, {"temperature": 19, "unit": "celsius"})
     assert not changes_what_was_said("Still a bit nippy, another degree up.", before, {"temperature": 17, "unit": "celsius"})
     assert not changes_what_was_said("Still a bit nippy, another degree up.", before, {"temperature": 25, "unit": "celsius"})
+
+
+def test_a_game_to_play_and_a_voicemail_are_no_music():
+    # dev11 (session 19): "Let's play a game." -> play_music("game"); "Play my voicemail." -> play
+    assert why_not("Let's play a game.", TOOLS["play_music"], {"query": "game"}, ALL) == "unrelated"
+    assert why_not("Play my voicemail.", TOOLS["media_control"], {"action": "play"}, ALL) == "unrelated"
+    assert why_not("Play some jazz.", TOOLS["play_music"], {"query": "jazz"}, ALL) is None
+    assert why_not("Play the game soundtrack.", TOOLS["play_music"], {"query": "game soundtrack"}, ALL) is None

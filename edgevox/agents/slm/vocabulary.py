@@ -40,7 +40,7 @@ lawn lawns garden pool hedge rail rails
 #: Services a home assistant is often asked for (generic knowledge, written here): a request
 #: naming one that no tool's vocabulary mentions asks for what no tool does
 SERVICES = frozenset("""
-remind reminder reminders taxi taxis uber cab takeaway takeout
+remind reminder reminders taxi taxis uber cab takeaway takeout voicemail voicemails answerphone
 """.split())
 #: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
 FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
@@ -95,12 +95,13 @@ UNITS = frozenset(stem(w) for unit in ("minute", "hour", "second", "percent", "d
 
 #: phrases whose words name no device or service: an illness ("I think I'm coming down with a
 #: cold": not the weather), a visitor ("someone's at the door": not a door to open), a trick or
-#: a way to behave ("Can you play dead?", "play it cool": no music)
+#: a way to behave ("Can you play dead?", "play it cool", "Let's play a game.": no music)
 IDIOMS = re.compile(
     r"\ba\s+(?:bad\s+|nasty\s+|head\s+|chest\s+|heavy\s+|stinking\s+)?cold\b(?=\s*(?:$|[.,!?;:]|and\b|or\b|so\b|but\b))"
     r"|\b(?:someone|somebody|someone's|somebody's|there's\s+someone|there's\s+somebody|who's|someone\s+is|somebody\s+is)"
     r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b"
-    r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|games|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b")
+    r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|(?:a\s+|some\s+|another\s+)?games?|cards|chess|hide\s+and\s+seek"
+    r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b")
 
 
 def without_idioms(text: str) -> str:
