@@ -126,6 +126,10 @@ def test_out_of_something_puts_it_on_the_list(home, text, item):
     ("Play some music.", "music", None),          # names nothing, but asks for nothing else either
     # dev9 (session 11): the query "back up"
     ("Pick the music back up where it was.", "back up", ("media_control", {"action": "play"})),
+    # dev11 (session 19): the query "next", the query "up"
+    ("Next tune, please.", "next", ("media_control", {"action": "next"})),
+    ("Start the music up again from where it stopped.", "up", ("media_control", {"action": "play"})),
+    ("Play the next album by Blur.", "Blur", None),  # names what to play
 ])
 def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query, expected):
     found = transport_call(text, home, ToolCall(None, "play_music", {"query": query}))
@@ -141,6 +145,7 @@ def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query,
     # dev9 (session 11): the model's right call, said in the request's own words, blocked by grounding
     ("Heard this one a million times, move on.", "next", ("media_control", {"action": "next"})),
     ("Skip the fan.", "next", None),  # a device no tool serves: no player's command
+    ("Back up one track.", "next", ("media_control", {"action": "previous"})),  # dev11 (session 19)
 ])
 def test_the_players_action_the_request_says(home, text, action, expected):
     found = transport_call(text, home, ToolCall(id="c1", name="media_control", arguments={"action": action}))

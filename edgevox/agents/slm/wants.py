@@ -283,7 +283,10 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
 #: how people say a player's own actions (an enum value of a tool: play, previous, next)
 TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "resume": "play", "unpause": "play",
              "go back": "previous", "back one": "previous", "last one": "previous", "skip": "next", "freeze": "pause",
-             "move on": "next", "back up where": "play", "pick up where": "play", "left off": "play"}
+             "move on": "next", "back up where": "play", "pick up where": "play", "left off": "play",
+             # dev11 (session 19): "Next tune, please." / "Start the music up again from where it
+             # stopped." -> play_music("next") / ("up"); "Back up one track." -> a timer
+             "next": "next", "where it stopped": "play", "up again": "play", "back up one": "previous"}
 
 
 def names_nothing(tool: Any, arguments: Mapping[str, Any], said: Iterable[str] = ()) -> bool:
