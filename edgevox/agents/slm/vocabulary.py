@@ -100,7 +100,7 @@ IDIOMS = re.compile(
     r"\ba\s+(?:bad\s+|nasty\s+|head\s+|chest\s+|heavy\s+|stinking\s+)?cold\b(?=\s*(?:$|[.,!?;:]|and\b|or\b|so\b|but\b))"
     r"|\b(?:someone|somebody|someone's|somebody's|there's\s+someone|there's\s+somebody|who's|someone\s+is|somebody\s+is)"
     r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b"
-    r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|(?:a\s+|some\s+|another\s+)?games?|cards|chess|hide\s+and\s+seek"
+    r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|(?:a\s+|some\s+|another\s+)?games?"
     r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b")
 
 
