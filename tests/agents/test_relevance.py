@@ -131,12 +131,14 @@ def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_ca
 def test_a_tool_that_only_tells_is_trusted_nearer_the_no_tool_lines(embedder):
     # dev9 (session 11): no shared word, the weather well ahead of the others by meaning but
     # below the setters' trust threshold -- blocked before
-    be, agent, home = _gated([call("get_weather")], embedder)
-    r = agent.run("Am I going to get soaked walking the dog later?")
-    assert r.calls[0].dispatched and r.calls[0].error is None
-    # with the setters' threshold for every tool (the gate before) it was blocked
+    for text in ("Am I going to get soaked walking the dog later?", "Is it going to bucket down this evening?"):
+        be, agent, home = _gated([call("get_weather")], embedder)
+        r = agent.run(text)
+        assert r.calls[0].dispatched and r.calls[0].error is None, text
+    # with the setters' threshold for every tool (the gate before) it was blocked (since session
+    # 19's weather phrasings, "wet or dry", the dog walk is near enough for that threshold too)
     be, agent, home = _gated([call("get_weather")], embedder, read_trust_above=None)
-    r = agent.run("Am I going to get soaked walking the dog later?")
+    r = agent.run("Is it going to bucket down this evening?")
     assert not r.calls[0].dispatched
 
 
