@@ -162,8 +162,8 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
         return None  # "Two degrees cooler." says a step, not the level
     key, _ = held[0]
     number = f"{said[0]:g}"
-    if re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|percent|half|quarters?|thirds?|fifths?"
-                 r"|tenths?|point)\b|%", request.lower()) or any(
+    if re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|percent|half|quarters?|point)\b|%",
+                 request.lower()) or said_shares(request) or any(
             isinstance(v, str) and number in v for v in arguments.values()):
         return None  # a length the call may hold in another unit ("3 minutes" -> 180 s); a share ("two
         # thirds" -> 67: the "two" is not the level); a number of a name
