@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SPLITS = ("dev", "test", "all", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11")
 #: splits an item may name itself (tuning sets outside the hashed dev/test split)
 NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11")
+SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
 

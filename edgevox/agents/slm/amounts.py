@@ -131,9 +131,10 @@ def spoken_numbers(request: str) -> list[float]:
 #: a number after these is the level to reach ("up to 23 degrees"), not a step
 _TO_A_LEVEL = frozenset("to at on of".split())
 #: words that say a way to move (a number said with them and a unit is a step)
-_WAYS = frozenset("""
-up down more less higher lower by cooler warmer colder hotter brighter dimmer darker louder quieter softer
-""".split())
+#: the words of a way up and of a way down ("two degrees warmer", "another notch down")
+UP_WORDS = frozenset("up higher warmer hotter more louder brighter".split())
+DOWN_WORDS = frozenset("down lower cooler colder less quieter softer dimmer".split())
+_WAYS = UP_WORDS | DOWN_WORDS | {"by", "darker"}
 #: units a step is said in ("Two degrees cooler.", "ten percent brighter")
 _STEP_UNITS = frozenset("degree degrees percent notch notches point points step steps".split())
 

@@ -163,14 +163,6 @@ def undo(text: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> t
     return undoer, {k: v for k, v in arguments.items() if k in properties(undoer)}
 
 
-def previous_request(ctx: TurnContext) -> str:
-    """The user's message before this turn's, or "" (whether or not the session holds this
-    turn's message yet)."""
-    users = [m.get("content") for m in getattr(ctx.session, "messages", []) if m.get("role") == "user"]
-    users = [u for u in users if isinstance(u, str)]
-    return users[-2] if len(users) > 1 and users[-1] == ctx.text else (users[-1] if users and users[-1] != ctx.text else "")
-
-
 class FollowUp(Hook):
     """Re-targets the previous turn's call when the request names only a new value for it
     (see the module docstring)."""

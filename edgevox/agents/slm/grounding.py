@@ -56,8 +56,8 @@ from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import JOIN, said_numbers, said_step
-from edgevox.agents.slm.follow_up import previous_call, previous_request
+from edgevox.agents.slm.amounts import DOWN_WORDS, JOIN, UP_WORDS, said_numbers, said_step
+from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
     FILLERS,
@@ -421,8 +421,7 @@ def changes_what_was_said(request: str, before: Mapping[str, Any], arguments: Ma
 
 
 #: the way a step goes: "another degree up", "one more notch down", "two degrees warmer"
-_UP = frozenset("up higher warmer hotter more louder brighter raise".split())
-_DOWN = frozenset("down lower cooler colder less quieter softer dimmer".split())
+_UP = UP_WORDS | {"raise"}
 _ONE_STEP = re.compile(r"\b(?:another|one\s+more|a|one)\s+(?:degree|notch|step|point|percent)\b")
 
 
@@ -431,7 +430,7 @@ def stepped(request: str) -> set[float]:
     degree up." -> {1.0}; "Two degrees cooler." -> {-2.0}); empty when it says no way or no
     step. Read with the previous call of the same tool (``changes_what_was_said``)."""
     words = set(WORD.findall(request.lower()))
-    way = (1 if words & _UP else 0) - (1 if words & _DOWN else 0)
+    way = (1 if words & _UP else 0) - (1 if words & DOWN_WORDS else 0)
     if not way:
         return set()
     step = said_step(request) or (1.0 if _ONE_STEP.search(request.lower()) else None)
@@ -445,6 +444,14 @@ _BACK = frozenset({"it", "them", "those", "again", "same", "too", "also", "inste
 def points_back(request: str) -> bool:
     """Does the request refer to an earlier one ("Now turn it off again.")?"""
     return bool(_BACK & set(WORD.findall(request.lower())))
+
+
+def previous_request(ctx: TurnContext) -> str:
+    """The user's message before this turn's, or "" (whether or not the session holds this
+    turn's message yet)."""
+    users = [m.get("content") for m in getattr(ctx.session, "messages", []) if m.get("role") == "user"]
+    users = [u for u in users if isinstance(u, str)]
+    return users[-2] if len(users) > 1 and users[-1] == ctx.text else (users[-1] if users and users[-1] != ctx.text else "")
 
 
 def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str | None:
@@ -522,6 +529,15 @@ def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: l
     return False
 
 
+def _withdrawn(call: Any, why: str) -> HookResult:
+    """The call taken back before it runs: the hop goes on (a ``withdrawn`` result, not a block
+    that ends the turn in words)."""
+    from edgevox.tools import ToolResult
+
+    return HookResult.replace(ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
+                                         error_type="withdrawn", call_id=call.id), reason=f"{call.name} {why}")
+
+
 class Grounding(Hook):
     """Blocks calls not about the request (see the module docstring); the turn ends with a
     short reply in words.
@@ -559,16 +575,12 @@ class Grounding(Hook):
                 and from_another_part(ctx.text, tool, call.arguments, tools):
             # the hop's other call did its own part; this one took the other part's words: it
             # is taken back and the hop goes on (the remainder hook asks for the part undone)
-            withdrawn = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
-                                   error_type="withdrawn", call_id=call.id)
-            return HookResult.replace(withdrawn, reason=f"{call.name} took another part's words")
+            return _withdrawn(call, "took another part's words")
         approved = ctx.state(self).setdefault("approved", {}).setdefault(ctx.hop, [])
         if strays_from(ctx.text, tool, call.arguments, approved):
             # one action asked, and the hop's next call of the tool undoes the one before it or
             # moves to a place the request never says: taken back, the hop goes on
-            withdrawn = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
-                                   error_type="withdrawn", call_id=call.id)
-            return HookResult.replace(withdrawn, reason=f"{call.name} strays from the hop's call before it")
+            return _withdrawn(call, "strays from the hop's call before it")
         approved.append((tool.name, dict(call.arguments)))
         if ctx.successes():
             return repaired  # after a success the turn is on track
