@@ -13,7 +13,13 @@ from agent_fakes import ScriptedBackend, call
 from agent_tools import get_time, get_weather, set_lights
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.slm.claims import find_claims, made_up_readings, unbacked, unreadable_readings
+from edgevox.agents.slm.claims import (
+    find_claims,
+    made_up_readings,
+    unbacked,
+    unreadable_readings,
+    unserved_claims,
+)
 from edgevox.agents.types import CallRecord
 from edgevox.tools import tool
 
@@ -164,6 +170,50 @@ def test_honest_replies_pass_untouched():
     assert ag.run("kitchen light on").reply == "The kitchen light is on."
     assert ag.run("hi").reply == "Hello! How can I help?"
     assert "false_claim" not in ag.hook_stats and len(be.requests) == 3
+
+
+DEVICE_CLAIMS = [
+    "The window is open.",  # QWEN (dev11, session 20): "And could you open the window?", no call
+    "The fan's on now.",
+    "The blinds are all down.",
+    "I've locked the front door.",
+    "I've switched on the living room fan.",
+    "The robot vacuum is now cleaning the bedroom.",
+]
+NOT_DEVICE_CLAIMS = [
+    "Sorry, I can't control the window.",
+    "I've turned on the light by the window.",  # the light is what was acted on
+    "The supermarket is open until ten.",  # not a device
+    "Would you like me to close the blinds?",
+    "Is the garage door open?",
+]
+
+
+def test_a_device_said_to_be_put_in_a_state_is_a_claim_about_that_device():
+    for text in DEVICE_CLAIMS:
+        assert find_claims(text) and find_claims(text)[0].devices, text
+    for text in NOT_DEVICE_CLAIMS:
+        assert not any(c.devices for c in find_claims(text)), text
+    reg = _registry([set_light, start_timer])
+    kitchen = [CallRecord("set_light", {"room": "kitchen", "on": True}, result={"brightness": 100})]
+    assert "window" in unbacked("The window is open.", [], reg)[0]
+    assert "fan" in unbacked("The kitchen light is on and the fan is on.", kitchen, reg)[0]  # the light backs only itself
+    assert not unbacked("I've turned on the light by the window.", kitchen, reg)
+    assert unserved_claims("The window is open.", reg) == ["window"]
+    assert unserved_claims("The kitchen light is on.", reg) == []
+
+
+def test_a_device_no_tool_is_for_said_done_becomes_a_refusal_without_a_retry():
+    ag, be = _agent(["The window is open.", "The window is open now."])
+    r = ag.run("And could you open the window?")
+    assert r.calls == [] and r.reply == "Sorry, I can't control the window." and len(be.requests) == 1
+    ag, be = _agent(["The garage door is closed."])
+    assert ag.run("Is the garage door closed?").reply == "Sorry, I can't check that."
+    ag, _ = _agent(["Sure thing. The blinds are shut."])
+    stream = ag.run_stream("Shut the blinds.")
+    spoken = "".join(p for p in stream if isinstance(p, str))
+    assert "are shut" not in spoken and spoken.endswith("Sorry, I can't control the blinds.")
+    assert stream.result.reply == "Sure thing. Sorry, I can't control the blinds."  # what was heard, whole
 
 
 def test_text_streams_word_by_word_and_a_claim_sentence_is_never_begun():

@@ -6,6 +6,9 @@ turn context, so the same instances may serve several agents.
 =================  ============  =========================================================
 hook (stats name)  point(s)      catches
 =================  ============  =========================================================
+sums               on_run_start  a request that is a spoken sum and nothing else ("Nine
+                                 squared.") -> its value, worked out, before the model
+                                 runs (none where a tool is for arithmetic)
 relevance          before_llm    a request nearer, by meaning, to generic lines no tool
                                  serves ("Who wrote Hamlet?") than to every tool's own
                                  requests, and no part of it plainly near one -> the first
@@ -29,7 +32,8 @@ arg_shape          after_tool    schema validation errors -> one retry with a sc
 speakable          after_llm     markup, reasoning, code fences in the spoken reply
 false_claim        after_llm     a reply saying an action was done that no successful call
                                  of the turn did (or the opposite of what it did) -> one
-                                 retry with a note, then a reply made from the results
+                                 retry with a note, then a reply made from the results;
+                                 a device no tool is for said done -> a refusal
 =================  ============  =========================================================
 """
 
@@ -44,12 +48,13 @@ from edgevox.agents.slm.listed import ListedItems
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
+from edgevox.agents.slm.sums import Sums
 from edgevox.agents.slm.unit_args import UnitArgs
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 
 __all__ = [
     "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
-    "UnitArgs", "UnknownToolHint",
+    "Sums", "UnitArgs", "UnknownToolHint",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
 
@@ -69,5 +74,5 @@ def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
     if relevance:
         gate = RelevanceGate.answer_only()
         by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)]
-    return [*by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
+    return [Sums(), *by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
             ArgShapeHint(), SpeakableReply(), FalseClaim()]

@@ -34,7 +34,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from edgevox.agents.data import leaves
-from edgevox.agents.slm.vocabulary import changes_things, enum_of, is_number, properties
+from edgevox.agents.slm.vocabulary import (
+    DEVICES,
+    changes_things,
+    enum_of,
+    is_number,
+    properties,
+    stem,
+    tool_words,
+)
 
 _VERBS = (r"turned|switched|set|started|cancell?ed|stopped|added|removed|deleted|paused|resumed|skipped|"
           r"played|dimmed|brightened|adjusted|changed|lowered|raised|muted|put|increased|decreased|"
@@ -58,6 +66,20 @@ _CLAIM_RES = [
     re.compile(rf"\b(?:timers?|lights?|lamps?|thermostat|heating|temperature|volume|music|song|track)\s+"
                rf"(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?(?:now\s+)?(?:{_VERBS}|on|off)\b"),
 ]
+#: a device no light/timer/thermostat word names, put in a state or acted on: "The window is open.",
+#: "The fan's on now.", "I've locked the front door." (dev11, session 20: "And could you open the
+#: window?" answered "The window is open." with no call, which no pattern above saw)
+_DEVICE = "|".join(sorted((re.escape(d) for d in DEVICES), key=len, reverse=True))
+_STATES = (r"open|opened|closed|shut|locked|unlocked|on|off|running|started|stopped|up|down|lowered|raised|"
+           r"drawn|pulled|cleaning|mowing|heating|boiling|recording|watering")
+_THE = r"(?:the|your|my|our|a|an)\s+"
+_MODIFIER = r"(?:(?!by\b|near\b|in\b|on\b|at\b|next\b|beside\b|and\b)[a-z']+\s+)"  # "front", "living room"
+_DEVICE_CLAIM_RES = [
+    re.compile(rf"\b({_DEVICE})(?:\s+(?:is|are|has been|have been)|'s|'re)\s+(?:now\s+|also\s+|all\s+)*(?:{_STATES})\b"),
+    re.compile(rf"\b(?:i've|i have|i|i've just|i just)\s+(?:now\s+|also\s+|just\s+)?(?:opened|closed|shut|locked|"
+               rf"unlocked|drew|drawn|pulled|lowered|raised|started|stopped|turned|switched|set|put)"
+               rf"(?:\s+(?:on|off|up|down))?\s+{_THE}?{_MODIFIER}{{0,2}}({_DEVICE})\b"),
+]
 # refusals, questions back and offers are not claims
 _NOT_CLAIM = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|could not|unable|not able|don't have|do not have|no tool|"
@@ -79,6 +101,7 @@ TRIGGERS = frozenset(
     {w for group in (_VERBS, _PROGRESSIVE, _BASE) for w in group.replace("?", "").split("|")}
     | {"cancelled", "canceled", "cancelling", "canceling", "done", "now", "playing", "set"}
     | {k for keys in TOPICS.values() for k in keys if k.isalpha()}
+    | DEVICES
 )
 _OFF = re.compile(r"\b(?:off|out|turned off|switched off|deactivated)\b")
 _ON = re.compile(r"\b(?:on|turned on|switched on|activated)\b")
@@ -92,6 +115,7 @@ class Claim:
     topic: str | None  # the first of ``topics``
     state: bool | None  # True "on", False "off", None: not an on/off claim
     topics: tuple[str, ...] = ()  # every topic the sentence names ("the light is on and the timer set")
+    devices: tuple[str, ...] = ()  # the devices it names (``vocabulary.DEVICES``: "window", "fan")
 
 
 def _sentences(text: str) -> list[str]:
@@ -111,14 +135,15 @@ def find_claims(text: str) -> list[Claim]:
         low = s.lower().replace("’", "'")
         if low.endswith("?") or _NOT_CLAIM.search(low):
             continue
-        if not any(r.search(low) for r in _CLAIM_RES):
+        devices = tuple(dict.fromkeys(m.group(1) for r in _DEVICE_CLAIM_RES for m in r.finditer(low)))
+        if not devices and not any(r.search(low) for r in _CLAIM_RES):
             continue
         topics = _topics(low)
         state = None
         if "light" in topics:
             off, on = bool(_OFF.search(low)), bool(_ON.search(low))
             state = True if on and not off else False if off and not on else None
-        out.append(Claim(s, topics[0] if topics else None, state, topics))
+        out.append(Claim(s, topics[0] if topics else None, state, topics, devices))
     return out
 
 
@@ -199,6 +224,22 @@ READING_TRIGGERS = frozenset({"time", "clock", "weather", "forecast", "sunny", "
                               "snow", "windy", "outside", "temperature", "degrees", "am", "pm"})
 
 
+def _serves(registry: Any, name: str, device: str) -> bool:
+    """Is ``device`` ("window") a word of what the tool ``name`` is for? (its name alone without a registry)"""
+    tool = _tool(registry, name)
+    words = tool_words(tool) if tool is not None else {stem(w) for w in name.split("_")}
+    return stem(device) in words
+
+
+def unserved_claims(text: str, registry: Any) -> list[str]:
+    """The devices ``text`` claims were acted on that no tool of ``registry`` is for at all
+    ("The window is open." in a home with lights and a thermostat): a retry cannot help there."""
+    if registry is None:
+        return []
+    return [d for claim in find_claims(text) for d in claim.devices
+            if not any(_serves(registry, name, d) for name in registry.names())]
+
+
 def _readers(registry: Any, reads: re.Pattern[str]) -> set[str]:
     return {t.name for t in registry if not changes_things(t)
             and reads.search(f"{t.name.replace('_', ' ').replace('.', ' ')} {t.description}".lower())}
@@ -250,6 +291,10 @@ def unbacked(text: str, calls: list[Any], registry: Any = None) -> list[str]:
     ok = [c for c in calls if getattr(c, "dispatched", True) and getattr(c, "error", None) is None]
     reasons = []
     for claim in find_claims(text):
+        not_done = [d for d in claim.devices if not any(_serves(registry, c.name, d) for c in ok)]
+        if not_done:
+            reasons.append(f"says the {not_done[0]} was acted on, and no successful call was about it: {claim.sentence!r}")
+            continue
         if claim.topic is None:
             if not ok:
                 reasons.append(f"claims an action with no successful call: {claim.sentence!r}")

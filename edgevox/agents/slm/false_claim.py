@@ -21,7 +21,9 @@ A reading said with no call that read it ("The current local time is 10:30 AM.",
 so the time or the weather comes from the tool that reads it. Where no tool of the registry
 reads that kind at all (``claims.unreadable_readings``: "The time is currently 12:00 PM." with
 only a travel-time calculator), there is nothing to retry with: the reply becomes an honest
-"I can't tell the time from here." (``Phrases.cannot_read``).
+"I can't tell the time from here." (``Phrases.cannot_read``). Likewise a device no tool is for,
+said to be acted on ("The window is open." for "Could you open the window?", dev11): the reply
+becomes grounding's "Sorry, I can't control the window." (or "I can't check that." to a question).
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ from edgevox.agents.slm.claims import (
     made_up_readings,
     unbacked,
     unreadable_readings,
+    unserved_claims,
 )
+from edgevox.agents.slm.grounding import REPLIES, is_question
 from edgevox.agents.speech import summarise
 
 NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an action, call the tool "
@@ -46,6 +50,7 @@ NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an
 READING_NOTE = ("No tool was called, so that {kind} was made up. Call the tool that tells the {kind} now, "
                 "or say that you cannot tell.")
 _END = re.compile(r"[.!?\n]")
+_OPENING_AND = re.compile(r"^\W*(?:and|also|then)\b\W*", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w'’]+|\s+|[^\w\s]")
 
 
@@ -157,6 +162,11 @@ class FalseClaim(Hook):
         st.setdefault("reasons", []).extend(reasons)
         if note in READINGS:  # nothing could have read it: no retry, an honest reply
             return HookResult.end(ctx.agent.phrases.cannot_read.format(kind=note), reason="; ".join(reasons))
+        unserved = unserved_claims(output.content, ctx.registry)
+        if unserved:  # no tool is for that device: a retry could only call one that is not
+            asked = is_question(_OPENING_AND.sub("", ctx.text))  # "And could you open it?" is a request
+            said = REPLIES["question"] if asked else REPLIES["device"].format(device=unserved[0])
+            return HookResult.end(said, reason="; ".join(reasons))
         safe = from_results(ctx)
         if st.get("retried") or ctx.hops_left <= 0:
             return HookResult.end(safe, reason="; ".join(reasons))
