@@ -21,7 +21,8 @@ fresh estimate of how the shipped agent does on phrasings it was not tuned on; d
 written at the start of session 7; dev6 the same, written later by a helper that never opened
 the held-out files; dev7 the same again, by another such helper; dev8 the same again, in session 9;
 dev9 the same again, by a later such helper; dev10 the same again, by yet another such helper;
-dev11 the same again, written in session 19 by a helper that never opened the held-out files).
+dev11 the same again, written in session 19 by a helper that never opened the held-out files;
+dev12 the same again, session 20, by a helper that also never read the agent's rules).
 They are never part of dev, test or "all".
 """
 
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 #: splits an item may name itself (tuning sets outside the hashed dev/test split)
-NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11")
+NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
