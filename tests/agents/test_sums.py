@@ -1,4 +1,5 @@
-"""Spoken sums are worked out, not guessed by the model (``edgevox.agents.slm.sums``).
+"""Spoken sums and unit conversions are worked out, not guessed by the model
+(``edgevox.agents.slm.sums``, ``conversions`` and the ``worked_out`` hook).
 
 The requests marked QWEN are ones Qwen2.5-Coder-0.5B answered wrongly in the home
 evaluation's tuning splits (sessions 17-19), with the model's answer beside them.
@@ -12,6 +13,7 @@ import pytest
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
+from edgevox.agents.slm.conversions import convert, said
 from edgevox.agents.slm.sums import solve, spoken
 from edgevox.tools import tool
 
@@ -31,6 +33,7 @@ SUMS = [
     ("what is seventy-five plus twenty-five", 100),
     ("one thousand and five minus five", 1000),
     ("Calculate 10 minus 4 minus 3, please.", 3),  # left to right
+    ("how much is seven lots of eight", 56),  # QWEN: 78
 ]
 NOT_SUMS = [
     "Set a timer for two times five minutes.",
@@ -52,6 +55,39 @@ def test_a_spoken_sum_is_worked_out(text, value):
 @pytest.mark.parametrize("text", NOT_SUMS)
 def test_anything_more_than_a_sum_is_left_to_the_model(text):
     assert solve(text) is None
+
+
+CONVERSIONS = [
+    ("How many hours is 180 minutes?", "180 minutes is 3 hours."),  # QWEN: refused
+    ("How many hours is two hundred and forty minutes?", "240 minutes is 4 hours."),  # QWEN: refused
+    ("Convert 20 degrees Celsius to Fahrenheit.", "20 degrees Celsius is 68 degrees Fahrenheit."),  # QWEN: refused
+    ("What's minus forty in Fahrenheit?", "-40 degrees Celsius is -40 degrees Fahrenheit."),  # QWEN: refused
+    ("How many centimetres in a foot?", "1 foot is 30.48 centimetres."),  # QWEN: 12.5
+    ("How many seconds in an hour?", "1 hour is 3600 seconds."),  # QWEN: refused
+    ("How many minutes are there in a day?", "1 day is 1440 minutes."),
+    ("how many ounces in two pounds", "2 pounds is 32 ounces."),
+    ("convert 100°F to celsius", "100 degrees Fahrenheit is 37.778 degrees Celsius."),
+    ("what is 5 km in miles", "5 kilometres is 3.107 miles."),
+]
+NOT_CONVERSIONS = [
+    "Set the thermostat to 70 fahrenheit.",
+    "Turn the heating to twenty degrees celsius.",
+    "How many lights are in the kitchen?",
+    "How many time zones does Russia have?",
+    "How many days until Christmas?",
+    "Convert 20 celsius to celsius.",
+    "How many hours is 3 kilograms?",  # not one dimension
+]
+
+
+@pytest.mark.parametrize(("text", "reply"), CONVERSIONS)
+def test_a_unit_conversion_is_worked_out(text, reply):
+    assert said(convert(text)) == reply
+
+
+@pytest.mark.parametrize("text", NOT_CONVERSIONS)
+def test_a_request_that_is_more_than_a_conversion_is_left_to_the_model(text):
+    assert convert(text) is None
 
 
 def test_the_value_is_said_plainly_and_dividing_by_zero_is_not_a_number():
@@ -90,6 +126,9 @@ def test_the_hook_answers_before_the_model_unless_a_tool_is_for_arithmetic():
     agent = LLMAgent("t", "", "Be brief.", tools=[calculator], model=be, hooks=default_slm_hooks(relevance=False))
     r = agent.run("Nine squared.")
     assert [c.name for c in r.calls] == ["calculator"]  # the registry's own tool answers
+    be = ScriptedBackend(["I can't."])
+    agent = LLMAgent("t", "", "Be brief.", tools=[set_light], model=be, hooks=default_slm_hooks(relevance=False))
+    assert agent.run("How many seconds in an hour?").reply == "1 hour is 3600 seconds." and be.requests == []
 
 
 def test_on_the_real_model_the_home_assistant_answers_a_sum_rightly(qwen_backend):

@@ -6,9 +6,9 @@ turn context, so the same instances may serve several agents.
 =================  ============  =========================================================
 hook (stats name)  point(s)      catches
 =================  ============  =========================================================
-sums               on_run_start  a request that is a spoken sum and nothing else ("Nine
-                                 squared.") -> its value, worked out, before the model
-                                 runs (none where a tool is for arithmetic)
+worked_out         on_run_start  a request that is a spoken sum or unit conversion and
+                                 nothing else ("Nine squared.") -> its value, worked out,
+                                 before the model runs (none where a tool does arithmetic)
 relevance          before_llm    a request nearer, by meaning, to generic lines no tool
                                  serves ("Who wrote Hamlet?") than to every tool's own
                                  requests, and no part of it plainly near one -> the first
@@ -48,13 +48,13 @@ from edgevox.agents.slm.listed import ListedItems
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
-from edgevox.agents.slm.sums import Sums
+from edgevox.agents.slm.worked_out import WorkedOut
 from edgevox.agents.slm.unit_args import UnitArgs
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 
 __all__ = [
     "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
-    "Sums", "UnitArgs", "UnknownToolHint",
+    "UnitArgs", "UnknownToolHint", "WorkedOut",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
 
@@ -74,5 +74,5 @@ def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
     if relevance:
         gate = RelevanceGate.answer_only()
         by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)]
-    return [Sums(), *by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
+    return [WorkedOut(), *by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
             ArgShapeHint(), SpeakableReply(), FalseClaim()]
