@@ -20,6 +20,7 @@ from edgevox.agents.slm.amounts import (
     value_range,
 )
 from edgevox.examples.home import Home
+from edgevox.tools import ToolRegistry
 
 TOOLS = {t.name: t for t in Home().tools()}
 
@@ -229,3 +230,29 @@ def test_a_share_said_as_the_level():
     fixed = fix_share("Drop the hallway light to a fifth.", light, {"room": "hallway", "on": False, "brightness": 5})
     assert fixed == {"room": "hallway", "on": False, "brightness": 20}
     assert fix_level_switched_off("Drop the hallway light to a fifth.", light, fixed)["on"] is True
+
+
+def test_a_transcripts_homophone_of_a_number_before_a_time_unit_is_that_number():
+    from edgevox.agents.slm.amounts import fix_duration
+
+    timer = ToolRegistry(Home().tools()).get("start_timer")
+    # dev12 (session 20): the model read 10 hours and 1 minute
+    assert fix_duration("timer for too hours please", timer, {"hours": 10, "minutes": 0, "seconds": 0})["hours"] == 2
+    assert fix_duration("set a for minute timer for the noodles", timer,
+                        {"minutes": 1, "hours": 0, "seconds": 0, "label": "noodles"})["minutes"] == 4
+    assert fix_duration("Set a timer for 5 minutes.", timer, {"minutes": 5}) is None
+
+
+def test_off_said_and_on_not_switches_off_and_a_level_phrase_is_the_end():
+    from edgevox.agents.slm.amounts import fix_extreme, fix_said_off
+
+    light = ToolRegistry(Home().tools()).get("set_light")
+    assert fix_said_off("turn the bedroom light of", light, {"room": "bedroom", "on": True})["on"] is False  # dev12
+    assert fix_said_off("Turn off the hallway light and switch on the kitchen", light, {"room": "kitchen", "on": True}) is None
+    assert fix_said_off("Kitchen light off and the hallway to 50", light, {"room": "hallway", "on": True, "brightness": 50}) is None
+    assert fix_said_off("Turn on the light of the porch", light, {"room": "all", "on": True}) is None
+    low = fix_extreme("Hallway light right down low, the baby's sleeping.", light, {"room": "hallway", "on": True, "brightness": 50})
+    assert low["brightness"] == 1  # dev12: the model's 50
+    assert fix_extreme("Kitchen light as dim as it'll go.", light, {"room": "kitchen", "on": True})["brightness"] == 1  # dev11
+    assert fix_extreme("Office light as bright as possible.", light, {"room": "office", "on": True})["brightness"] == 100
+    assert fix_extreme("Turn the hallway light down.", light, {"room": "hallway", "on": True, "brightness": 50}) is None

@@ -44,6 +44,9 @@ CLAIMS = [
     "Okay, added milk to your shopping list.",
     "Now playing jazz.",
     "The thermostat has been set to 22 degrees.",
+    "Back to previous track.",  # QWEN (dev12, session 20): "No wait, go back, I liked that.", no call
+    "Next track.",
+    "Playing.",
 ]
 NOT_CLAIMS = [
     "I can't turn on the fan, there's no tool for it.",

@@ -23,6 +23,7 @@ from edgevox.agents.slm.grounding import (
     without_the_other_parts_words,
 )
 from edgevox.examples.home import Home
+from edgevox.tools import ToolRegistry
 
 TOOLS = {t.name: t for t in Home().tools()}
 ALL = list(TOOLS.values())
@@ -390,3 +391,24 @@ def test_a_game_to_play_and_a_voicemail_are_no_music():
     assert why_not("Play my voicemail.", TOOLS["media_control"], {"action": "play"}, ALL) == "unrelated"
     assert why_not("Play some jazz.", TOOLS["play_music"], {"query": "jazz"}, ALL) is None
     assert why_not("Play the game soundtrack.", TOOLS["play_music"], {"query": "game soundtrack"}, ALL) is None
+
+
+def test_dev12_a_misspelt_room_a_dish_in_the_oven_indoors_and_another_list():
+    from edgevox.agents.slm.grounding import one_edit_apart
+
+    reg = ToolRegistry(Home().tools())
+    tools = list(reg)
+    # dev12 (session 20), each blocked or let through wrongly before
+    assert why_not("set the dinning room light too thirty", reg.get("set_light"),
+                   {"room": "dining room", "on": True, "brightness": 30}, tools) is None
+    assert why_not("Turn on the pantry light.", reg.get("set_light"), {"room": "all", "on": True}, tools) == "place"
+    assert one_edit_apart("dinning", "dining") and one_edit_apart("bedrom", "bedroom") and not one_edit_apart("den", "dens ")
+    timer = reg.get("start_timer")
+    assert why_not("The bread needs thirty-five minutes in the oven, can you time it?", timer, {"minutes": 35}, tools) is None
+    assert why_not("Start the microwave for two minutes.", timer, {"minutes": 2}, tools) == "device"
+    weather = reg.get("get_weather")
+    assert why_not("What's the temperature inside the house?", weather, {}, tools) == "question"
+    assert why_not("What's the temperature outside?", weather, {}, tools) is None
+    assert why_not("Add ring the plumber to my to-do list.", reg.get("add_to_shopping_list"),
+                   {"item": "ring the plumber"}, tools) == "unrelated"
+    assert why_not("Add milk to the shopping list.", reg.get("add_to_shopping_list"), {"item": "milk"}, tools) is None

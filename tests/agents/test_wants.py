@@ -264,3 +264,26 @@ def test_scripted_malformed_output_never_breaks_the_turn(text, output):
     agent, _ = home_agent(be)
     r = agent.run(text)
     assert isinstance(r.reply, str)
+
+
+def test_food_said_gone_or_run_out_in_a_transcripts_words_goes_on_the_list():
+    from edgevox.agents.slm.wants import list_call
+
+    reg = ToolRegistry(Home().tools())
+    # dev12 (session 20): both were answered in words, nothing added
+    assert list_call("were out of toilet roll", reg)[1] == {"item": "toilet roll"}
+    assert list_call("The kids have polished off all the cereal again.", reg)[1] == {"item": "cereal"}
+    assert list_call("Someone ate all the biscuits and didn't say.", reg)[1] == {"item": "biscuits"}
+    for chore in ("We finished all the washing up.", "I've finished the book."):
+        assert list_call(chore, reg) is None, chore
+
+
+def test_the_players_own_words_for_the_song_before_and_for_carrying_on():
+    reg = ToolRegistry(Home().tools())
+    # dev12 (session 20): the model played a search for these words
+    before = transport_call("Play the song before this one again.", reg,
+                            ToolCall(None, "play_music", {"query": "song before this one again"}))
+    assert (before[0].name, before[1]) == ("media_control", {"action": "previous"})
+    again = transport_call("Get the tunes going again where they left off.", reg, ToolCall(None, "play_music", {"query": "tunes"}))
+    assert (again[0].name, again[1]) == ("media_control", {"action": "play"})
+    assert transport_call("Play some jazz tunes.", reg, ToolCall(None, "play_music", {"query": "jazz tunes"})) is None

@@ -250,10 +250,25 @@ def said_time_total(request: str) -> float | None:
     return sum(lengths) if lengths and len(lengths) == len(numbers) else None
 
 
+#: a transcript's homophone of a number right before a time unit ("timer for too hours", "a for
+#: minute timer": dev12, session 20; the model read 10 hours and 1 minute)
+_HEARD = [(re.compile(r"\b(?:too|to)\s+(?=(?:hours?|minutes?|mins?|seconds?|secs?)\b)"), "two "),
+          (re.compile(r"\b(?:for|fore)\s+(?=(?:hours?|minutes?|mins?|seconds?|secs?)\b)"), "four ")]
+
+
+def heard_numbers(request: str) -> str:
+    """``request`` with a homophone of two or four before a time unit read as the number."""
+    text = request.lower()
+    for pattern, number in _HEARD:
+        text = pattern.sub(number, text)
+    return text
+
+
 def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the duration the request says in words, or None when they hold it
     already (or the request says none we read). The plain "N minutes" only where the call's
     numbers are none of the request's ("a hundred and fifty minutes" -> 105 minutes)."""
+    request = heard_numbers(request)
     units = _time_params(tool)
     total = (said_seconds(request) or said_hours_minutes(request)) if units else None
     if units and total is None and (plain := said_time_total(request)) and not {
@@ -293,11 +308,18 @@ def the_ranged_parameter(tool: Any) -> tuple[str, tuple[float, float]] | None:
     return next(iter(ranged.items())) if len(ranged) == 1 else None
 
 
+#: an end said as a phrase: "right down low" (dev12), "as dim as it'll go" (dev11), "as bright as possible"
+_AS_FAR = {"low": "down", "dim": "down", "quiet": "down", "bright": "up", "loud": "up", "high": "up"}
+_AS_FAR_AS = re.compile(r"\b(?:right\s+)?down\s+(low)\b|\bas\s+(low|dim|quiet|bright|loud|high)\s+as\s+"
+                        r"(?:it(?:'ll|\s+will|\s+can|\s+goes)?(?:\s+go)?|possible|you\s+can)\b")
+
+
 def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the one ranged parameter at the end the request names ("max",
     "lowest"), or None."""
     low = request.lower()
     words = set(re.findall(r"[a-z]+", low)) | {f"way {m}" for m in re.findall(r"\ball the way (up|down)\b", low)}
+    words |= {f"way {_AS_FAR[m.group(1) or m.group(2)]}" for m in _AS_FAR_AS.finditer(low)}
     end = 1 if words & _TOP else 0 if words & _BOTTOM else None
     if end is None or bool(words & _TOP) == bool(words & _BOTTOM) or re.search(r"\d", request):
         return None
@@ -372,6 +394,29 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
     if set(WORD.findall(request.lower())) & _OFF_WORDS or float(level) not in said:
         return None
     return {**arguments, flags[0]: True}
+
+
+#: a switch parameter's names
+_SWITCHES = frozenset({"on", "power", "enabled", "turn_on", "switch_on"})
+#: "turn the bedroom light of" (dev12, session 20: a transcript's "of" for "off" at the end; the
+#: model switched it on)
+_LAST_OF = re.compile(r"\bof\s*(?:,?\s*please)?\s*[.!]*\s*$")
+
+
+def fix_said_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The switch at false where the request says "off" and nowhere "on" but the call
+    switched on ("Bathroom light off." -> ``on=True``), or None."""
+    flags = [k for k, s in properties(tool).items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+    if len(flags) != 1 or flags[0].lower() not in _SWITCHES or arguments.get(flags[0]) is not True \
+            or not changes_things(tool):
+        return None
+    words = set(WORD.findall(_LAST_OF.sub(" off", request.lower())))
+    if "off" not in words or "on" in words or JOIN.search(request):
+        return None  # "Kitchen light off and the hallway to 50" asks two things
+    ranged = the_ranged_parameter(tool)
+    if ranged is not None and is_number(arguments.get(ranged[0])) and float(arguments[ranged[0]]) in said_numbers(request):
+        return None  # a level said is a light left on
+    return {**arguments, flags[0]: False}
 
 
 def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -59,7 +59,11 @@ _CLAIM_RES = [
     re.compile(rf"\b(?:i'm|i am|we're|i'll|i will|let me)\s+(?:now\s+|also\s+|go ahead and\s+)?"
                rf"(?:{_PROGRESSIVE}|{_BASE})\b"),
     re.compile(r"\b(?:is|are)\s+now\s+(?:on|off|playing|paused|running|at|set)\b"),
-    re.compile(r"\bnow playing\b|^\s*playing\s+\w"),
+    re.compile(r"\bnow playing\b|^\s*playing\s+\w|^\s*playing[.!]*$"),
+    # a player's own words for what it did: "Next track.", "Back to previous track." (dev12, session
+    # 20: said for "No wait, go back, I liked that." with no call)
+    re.compile(r"^\s*(?:(?:going|skipping|jumping|skipped|went)\s+)?(?:back\s+to\s+)?(?:the\s+)?"
+               r"(?:next|previous|last)\s+(?:track|song|tune)\s*[.!]*$"),
     re.compile(rf"^\s*(?:okay|ok|sure|alright|all right|done|got it)?[,.!\s]*(?:{_VERBS})\b"),
     re.compile(r"^\s*(?:done|all set|consider it done)\b"),
     # "Timer set for 5 minutes.", "Lights off in the hallway.", "Hallway lights are on."

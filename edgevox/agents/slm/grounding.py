@@ -162,7 +162,7 @@ def asks_another_service(request: str, tool: Any) -> bool:
     named = {stem(w) for w in WORD.findall(low)[:5]} & {stem(s) for s in SERVICES}
     own = tool_words(tool)
     for rx in _ELSEWHERE:
-        if (m := rx.search(low)) and stem(m.group(1)) not in own and not (
+        if (m := rx.search(low)) and stem(re.sub(r"[\s-]", "", m.group(1))) not in own and not (
                 m.group(1) == "order" and {stem(w) for w in content_words(low[m.end():])} & own):
             return True  # an order of what the tool names is the tool's ("Order me pizza" -> a food tool)
     return bool(named - own)
@@ -174,6 +174,8 @@ def asks_another_service(request: str, tool: Any) -> bool:
 #: a song sung or a dance ("Can you sing happy birthday?" -> not the music player)
 _ELSEWHERE = (
     re.compile(r"\b(?:to|in|on|into)\s+(?:my|the|our)\s+(calendar|diary|agenda|schedule)\b"),
+    # another list than the tool's ("Add ring the plumber to my to-do list.", dev12, session 20)
+    re.compile(r"\b(?:to|in|on|onto)\s+(?:my|the|our)\s+(to[\s-]?do|todo|task|tasks|reading|packing|wish|bucket|chores?)\s+list\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
                r"(order)\s+(?:a|an|some|me|us|the|our)\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
@@ -216,6 +218,17 @@ that this those these some fairy string christmas top bottom upstairs downstairs
 """.split())
 
 
+def one_edit_apart(a: str, b: str) -> bool:
+    """Are two words one letter apart (one changed, added or dropped)? A transcript's spelling
+    of a room it knows ("set the dinning room light too thirty", dev12) is that room."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
 def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """The place a request names ("in the conservatory", "the pantry light", "the laundry
     room") when the call fills an enum
@@ -238,13 +251,19 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
               for v in enum_of(sch) if isinstance(v, str) for w in WORD.findall(v.lower())}
     for place in places:
         if place not in GENERIC and stem(place) not in known \
-                and not any(len(place) >= 4 and v.startswith(place) for v in values):  # "hall" for "hallway"
+                and not any(len(place) >= 4 and v.startswith(place) for v in values) \
+                and not any(len(v) >= 5 and one_edit_apart(place, v) for v in values):  # "hall" for "hallway", "dinning"
             after = re.search(rf"\b{place}\s+([a-z]+)", low)  # "wine cellar", "guest room": say both words
             nxt = after.group(1) if after else ""
             if nxt and nxt not in GENERIC and stem(nxt) not in target_words(tool) and stem(nxt) not in known | {"room"}:
                 return f"{place} {nxt}"
             return f"{place} room" if nxt == "room" else place
     return None
+
+
+#: a request about indoors, where an outdoor reading (the weather) says nothing
+_OUTDOORS = frozenset(stem(w) for w in ("weather", "forecast"))
+_INDOORS = re.compile(r"\b(?:inside|indoors|in\s+here|in\s+the\s+(?:house|flat|apartment))\b")
 
 
 def home_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
@@ -254,6 +273,8 @@ def home_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Ite
     low = request.lower()
     own = {str(v).lower() for k, sch in properties(tool).items() if k.lower() in _WHERE for v in enum_of(sch)}
     said = " ".join(str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, str))
+    if _INDOORS.search(low) and tool_words(tool) & _OUTDOORS and not (own & {"house", "home", "inside", "indoors"}):
+        return "house"  # "What's the temperature inside the house?" (dev12): no weather reads it
     for place in re.findall(r"\bin\s+(?:the|my|our)\s+([a-z]+)", low):  # a room ("in the den"), not "in the form of"
         if place in HOME_PLACES and place not in own and place not in said:
             return place
@@ -276,6 +297,10 @@ def _wordy(value: str) -> bool:
     return sum(map(len, words)) >= 3 and any(w not in GENERIC for w in words)
 
 
+#: a length of time said ("35 minutes")
+_LENGTH = re.compile(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b")
+
+
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
@@ -285,7 +310,11 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     if not said & (target - UNITS):  # "Unlock the front door for 5 minutes." names a door, not a timer
         low = re.sub(r"\bshut\b(?=[\w\s']*?\b(?:off|down)\b)", " ", request.lower())  # "Shut the music off."
         opens = {stem(w) for w in WORD.findall(low) if w in OPENERS}
-        if unserved_devices(request, tools) or (opens and not opens & tool_words(tool)):
+        unserved = unserved_devices(request, tools)
+        if unserved and _time_params_of(tool) and _LENGTH.search(request) and all(
+                re.search(rf"\bin\s+(?:the|my|our)\s+{re.escape(d)}", request.lower()) for d in unserved):
+            unserved = set()  # "... thirty-five minutes in the oven, can you time it?" (dev12): timed, not worked
+        if unserved or (opens and not opens & tool_words(tool)):
             return "device"
     elif (thing := acted_on(request)) and ((stem(thing[0]) in (unserved := unserved_devices(request, tools))
                                             and not (thing[1] and stem(thing[1]) in target))

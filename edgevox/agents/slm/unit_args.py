@@ -29,6 +29,7 @@ from edgevox.agents.slm.amounts import (
     fix_extreme,
     fix_level_switched_off,
     fix_said_level,
+    fix_said_off,
     fix_share,
     fix_unsaid_number,
     number_at,
@@ -236,7 +237,7 @@ def fix_said_unit(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
 REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
-           fix_level_switched_off, fix_percent_rate, fix_said_unit, fix_swapped_named, fix_numbered_order,
+           fix_level_switched_off, fix_said_off, fix_percent_rate, fix_said_unit, fix_swapped_named, fix_numbered_order,
            fix_currency_code, fix_function_definition)
 
 

@@ -244,13 +244,14 @@ def level_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None
 
 
 #: "We're nearly out of shampoo.", "We've run out of dishwasher tablets.", "I'm low on coffee."
-_OUT_OF = re.compile(r"\b(?:we|we're|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+)?(?:nearly\s+|almost\s+|all\s+|completely\s+|just\s+)?"
+_OUT_OF = re.compile(r"\b(?:we|we're|were|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+)?(?:nearly\s+|almost\s+|all\s+|completely\s+|just\s+)?"
                      r"(?:run\s+|ran\s+|running\s+|got\s+)?(?:out\s+of|low\s+on|short\s+of|short\s+on)\s+(?!the\b)"
                      r"(?:some\s+|any\s+)?([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|$)")
 #: what one runs out of that is no shopping ("out of time", "out of here")
 _NOT_ITEMS = frozenset("""
 time here luck breath patience ideas battery space money options words energy daylight sun sunshine summer
 holiday holidays guests visitors season
+washing laundry ironing cleaning dishes chores homework work jobs episodes series
 """.split())
 
 
@@ -261,6 +262,11 @@ _NEED = re.compile(r"\b(?:(?:we|i)(?:'ve|\s+have)?\s+used\s+(?:up\s+)?(?:the\s+)
                    r"([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|\bplease\b|$)")
 
 
+#: "The kids have polished off all the cereal again.", "Who drank all the milk?" (dev12, session 20):
+#: food or drink gone, said by what was done to all of it ("finished the book" is no shopping)
+_ALL_GONE = re.compile(r"\b(?:polished\s+off|scoffed|(?:ate|eaten|drank|drunk|finished(?:\s+off)?|used\s+up)\s+(?=all\b))\s*"
+                       r"(?:all\s+)?(?:of\s+)?(?:the\s+|our\s+|my\s+)?(?!it\b|that\b|them\b)([a-z][a-z' -]*?)\s*"
+                       r"(?:[.!?,;]|\bagain\b|\band\b|$)")
 #: "The last of the teabags went this morning.", "the last of the milk's gone"
 _LAST_OF = re.compile(r"\bthe\s+last\s+of\s+(?:the\s+|our\s+|my\s+)?([a-z][a-z' -]*?)(?:'s)?\s+"
                       r"(?:went|is\s+gone|has\s+gone|gone|got\s+used|was\s+used|ran\s+out|is\s+finished|has\s+run\s+out)\b")
@@ -270,11 +276,11 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it.
     "We need more X" only when X is no word of any tool nor a device ("more light" is the lamp's)."""
     low = request.lower().replace("’", "'")
-    m = _OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low)
+    m = _OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low) or _ALL_GONE.search(low)
     if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
     item = m.group(1).strip()
-    if m.re in (_NEED, _LAST_OF) and ({stem(w) for w in WORD.findall(item)}
+    if m.re in (_NEED, _LAST_OF, _ALL_GONE) and ({stem(w) for w in WORD.findall(item)}
                           & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | {stem(d) for d in DEVICES} | set(SERVICES))):
         return None
     return adder[0], {adder[1]: item}
@@ -286,7 +292,14 @@ TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "re
              "move on": "next", "back up where": "play", "pick up where": "play", "left off": "play",
              # dev11 (session 19): "Next tune, please." / "Start the music up again from where it
              # stopped." -> play_music("next") / ("up"); "Back up one track." -> a timer
-             "next": "next", "where it stopped": "play", "up again": "play", "back up one": "previous"}
+             "next": "next", "where it stopped": "play", "up again": "play", "back up one": "previous",
+             # dev12 (session 20): "Play the song before this one again." -> play_music("song before
+             # this one again"); "Get the tunes going again where they left off." -> play_music("tunes")
+             "before this one": "previous", "the one before": "previous", "going again": "play"}
+
+
+#: what any player plays, whatever the tool calls it ("the tunes": dev12)
+_PLAYED = ("song", "songs", "track", "tracks", "tune", "tunes", "music")
 
 
 def names_nothing(tool: Any, arguments: Mapping[str, Any], said: Iterable[str] = ()) -> bool:
@@ -294,12 +307,12 @@ def names_nothing(tool: Any, arguments: Mapping[str, Any], said: Iterable[str] =
     those of the player's command ``said`` ("Pick the music back up" -> query "back up")?"""
     required = set((tool.parameters or {}).get("required") or ())
     strings = [v for k, v in arguments.items() if k in required and isinstance(v, str)]
-    own = target_words(tool) | {"last", "this", "that", "current", "same"} | {stem(w) for w in said}
+    own = target_words(tool) | {"last", "this", "that", "current", "same"} | {stem(w) for w in (*said, *_PLAYED)}
     return bool(strings) and all(stem(w) in own or w in GENERIC for v in strings for w in WORD.findall(v.lower()))
 
 
 #: what a player's command may come with ("Skip this one.", "Unpause it, please.")
-_PLAYER_GLUE = frozenset("this one it song track tune music please nah no yeah yes actually just".split()) | GLUE | FILLERS
+_PLAYER_GLUE = frozenset("this one it song track tune tunes music please nah no yeah yes actually just".split()) | GLUE | FILLERS
 
 
 def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
