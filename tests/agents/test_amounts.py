@@ -256,3 +256,13 @@ def test_off_said_and_on_not_switches_off_and_a_level_phrase_is_the_end():
     assert fix_extreme("Kitchen light as dim as it'll go.", light, {"room": "kitchen", "on": True})["brightness"] == 1  # dev11
     assert fix_extreme("Office light as bright as possible.", light, {"room": "office", "on": True})["brightness"] == 100
     assert fix_extreme("Turn the hallway light down.", light, {"room": "hallway", "on": True, "brightness": 50}) is None
+
+
+def test_the_number_of_the_part_that_names_the_tool_is_its_number():
+    from edgevox.agents.slm.amounts import fix_unsaid_number
+
+    heat = ToolRegistry(Home().tools()).get("set_thermostat")
+    # dev12 (session 20): the model's 22 for "twenty", the request saying fifteen too
+    fixed = fix_unsaid_number("heating to twenty and set a timer for fifteen minutes", heat, {"temperature": 22, "unit": "celsius"})
+    assert fixed == {"temperature": 20, "unit": "celsius"}
+    assert fix_unsaid_number("set a timer for fifteen minutes and heating to twenty", heat, {"temperature": 20}) is None

@@ -184,3 +184,16 @@ def test_the_voice_assistant_switches_every_listed_room_and_leaves_the_shopping_
     agent, home = home_agent(be)
     agent.run("Add eggs and flour to the shopping list.")
     assert home.shopping == ["eggs", "flour"] and len(be.requests) == 2  # one hop per item, as before
+
+
+def test_a_listed_enum_member_of_several_words_gets_its_own_call():
+    from edgevox.agents.slm.listed import fan_out
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    tools = {t.name: t for t in ToolRegistry(Home().tools())}
+    kitchen = [("set_light", {"room": "kitchen", "on": False, "brightness": None})]
+    # dev12 (session 20): one call, the kitchen's; "dining room" is two words where "kitchen" is one
+    for request in ("Kitchen and dining room lights off, please.", "Turn off the lights in the kitchen and the dining room."):
+        assert fan_out(request, kitchen, tools) == [("set_light", {"room": "dining room", "on": False, "brightness": None})]
+    assert fan_out("Kitchen light off and living room to 40.", kitchen, tools) == []

@@ -153,12 +153,17 @@ def said_step(request: str) -> float | None:
 
 def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """A setter's one number that the request does not say, where the request says exactly
-    one ("Thermostat, twenty degrees." -> ``temperature=22``): the number said. Only tools
+    one ("Thermostat, twenty degrees." -> ``temperature=22``), or where the one part of a
+    request of several that names the tool's target says one: the number said. Only tools
     that change things: a calculator's number may be worked from the request ("10 %" -> 0.1)."""
     if not changes_things(tool):
         return None
     held = [(k, v) for k, v in arguments.items() if is_number(v)]
     said = spoken_numbers(_CLOCK.sub(" ", request))
+    if len(said) > 1 and JOIN.search(request):  # "heating to twenty and set a timer for fifteen minutes" (dev12)
+        parts = [p for p in JOIN.split(request) if p and {stem(w) for w in WORD.findall(p.lower())} & target_words(tool)]
+        if len(parts) == 1:
+            return fix_unsaid_number(parts[0], tool, arguments)
     if len(held) != 1 or len(said) != 1 or float(held[0][1]) == said[0] or said_step(request) is not None:
         return None  # "Two degrees cooler." says a step, not the level
     key, _ = held[0]

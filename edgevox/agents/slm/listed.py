@@ -130,6 +130,10 @@ def _item_after(request: str, pos: int, shape: str, width: int, members: Sequenc
     if shape == "quoted":
         m = _QUOTED.match(request, pos)
         return (m.group(2), m.end()) if m else None
+    for member in sorted((x for x in members if isinstance(x, str) and x.strip()), key=len, reverse=True):
+        m = re.compile(rf"{re.escape(member)}\b", re.IGNORECASE).match(request, pos)
+        if m is not None:  # a member of the enum, however many words ("Kitchen and dining room lights", dev12)
+            return member, m.end()
     if shape in ("name", "number name"):
         m = _NAME.match(request, pos)
         if m is None or len(m.group(0).split()) > width + 2 or m.group(0).lower() in _NOT_AN_ITEM or (
