@@ -38,6 +38,7 @@ from edgevox.agents.slm.vocabulary import (
     FILLERS,
     GENERIC,
     WORD,
+    boolean_params,
     changes_things,
     enum_of,
     is_number,
@@ -72,7 +73,9 @@ TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seve
          "ninety": 90}
 TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
 #: "one hour twenty", "2 hours and 15": a number after the hours with no unit of its own
-_HOURS_THEN = re.compile(r"^\s*(?:and\s+)?(\d+|[a-z]+(?:\s+[a-z]+)?)\b(?!\s*(?:hours?|minutes?|mins?|seconds?|secs?|percent|%))")
+#: a time unit as people say it (a regex alternation): "hours", "min", "secs"
+TIME_UNITS = r"hours?|minutes?|mins?|seconds?|secs?"
+_HOURS_THEN = re.compile(rf"^\s*(?:and\s+)?(\d+|[a-z]+(?:\s+[a-z]+)?)\b(?!\s*(?:{TIME_UNITS}|percent|%))")
 
 
 def number_at(words: list[str], i: int, *, articles: bool = True) -> tuple[float, int] | None:
@@ -168,7 +171,7 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
         return None  # "Two degrees cooler." says a step, not the level
     key, _ = held[0]
     number = f"{said[0]:g}"
-    if re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|percent|half|quarters?|point)\b|%",
+    if re.search(rf"\b(?:{TIME_UNITS}|days?|weeks?|percent|half|quarters?|point)\b|%",
                  request.lower()) or said_shares(request) or any(
             isinstance(v, str) and number in v for v in arguments.values()):
         return None  # a length the call may hold in another unit ("3 minutes" -> 180 s); a share ("two
@@ -257,8 +260,8 @@ def said_time_total(request: str) -> float | None:
 
 #: a transcript's homophone of a number right before a time unit ("timer for too hours", "a for
 #: minute timer": dev12, session 20; the model read 10 hours and 1 minute)
-_HEARD = [(re.compile(r"\b(?:too|to)\s+(?=(?:hours?|minutes?|mins?|seconds?|secs?)\b)"), "two "),
-          (re.compile(r"\b(?:for|fore)\s+(?=(?:hours?|minutes?|mins?|seconds?|secs?)\b)"), "four ")]
+_HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
+          (re.compile(rf"\b(?:for|fore)\s+(?=(?:{TIME_UNITS})\b)"), "four ")]
 
 
 def heard_numbers(request: str) -> str:
@@ -346,7 +349,7 @@ JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|
 _SHARES = {"half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75, "a third": 1 / 3,
            "one third": 1 / 3, "two thirds": 2 / 3, "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1}
 _SHARE = re.compile(r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _SHARES) + r")\b(?!\s+(?:of\s+)?(?:an?\s+)?"
-                    r"(?:hours?|minutes?|mins?|seconds?|secs?|days?|weeks?|past|to)\b)")
+                    rf"(?:{TIME_UNITS}|days?|weeks?|past|to)\b)")
 #: a share said as the level itself ("Volume at half.", "to a fifth"), not as a step ("down by half")
 _AT_SHARE = re.compile(r"\b(?:at|to)\s+(?:about\s+|around\s+)?(?:" + "|".join(w.replace(" ", r"\s+") for w in _SHARES) + r")\b")
 
@@ -387,7 +390,7 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
     """A level the request says, set with the tool's one on/off flag at false ("Take the
     bathroom lamp down to fifteen." -> ``on=False, brightness=15``: the light ends off and the
     reply says so): the flag true, when the request says no word of switching off."""
-    flags = [k for k, s in properties(tool).items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+    flags = boolean_params(tool)
     ranged = the_ranged_parameter(tool)
     if len(flags) != 1 or ranged is None or arguments.get(flags[0]) is not False or not changes_things(tool):
         return None
@@ -411,7 +414,7 @@ _LAST_OF = re.compile(r"\bof\s*(?:,?\s*please)?\s*[.!]*\s*$")
 def fix_said_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The switch at false where the request says "off" and nowhere "on" but the call
     switched on ("Bathroom light off." -> ``on=True``), or None."""
-    flags = [k for k, s in properties(tool).items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+    flags = boolean_params(tool)
     if len(flags) != 1 or flags[0].lower() not in _SWITCHES or arguments.get(flags[0]) is not True \
             or not changes_things(tool):
         return None

@@ -56,7 +56,14 @@ from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import DOWN_WORDS, JOIN, UP_WORDS, said_numbers, said_step
+from edgevox.agents.slm.amounts import (
+    DOWN_WORDS,
+    JOIN,
+    TIME_UNITS,
+    UP_WORDS,
+    said_numbers,
+    said_step,
+)
 from edgevox.agents.slm.follow_up import previous_call
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -298,7 +305,7 @@ def _wordy(value: str) -> bool:
 
 
 #: a length of time said ("35 minutes")
-_LENGTH = re.compile(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b")
+_LENGTH = re.compile(rf"\b(?:{TIME_UNITS})\b")
 
 
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
@@ -326,8 +333,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Morning! How are we today?" asks after the speaker, not the date
     if (m := _TOPIC.search(request)) and stem(m.group(1)) not in tool_words(tool):
         return "unrelated"  # "Do you know any jokes about the weather?": the weather is a joke's topic
-    if _time_params_of(tool) and _CLOCK_TIME.search(request) and not re.search(r"\b(?:hours?|minutes?|mins?|seconds?|secs?)\b",
-                                                                               request):
+    if _time_params_of(tool) and _CLOCK_TIME.search(request) and not _LENGTH.search(request):
         return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):

@@ -12,9 +12,8 @@ is", "calculate"), then numbers in digits or words joined by plus / minus / take
 times / multiplied by / divided by / over / to the power of, "squared", "cubed", "the square
 root of", "N percent of", "half of", "a third of" -- and returns its value. It is a small
 recursive-descent parser over words (never ``eval``); anything else in the request ("set a
-timer for two times five minutes") and it returns None. The ``Sums`` hook answers such a
-request before the model runs -- faster and right -- unless a tool of the registry is for
-arithmetic (a calculator's call is then the right answer, as in BFCL's math functions).
+timer for two times five minutes") and it returns None. The ``worked_out`` hook answers
+such a request before the model runs.
 """
 
 from __future__ import annotations
@@ -23,11 +22,12 @@ import math
 import re
 
 from edgevox.agents.slm.amounts import NUMBER_WORDS, number_at
+from edgevox.agents.slm.vocabulary import FILLERS
 
 #: words a spoken sum may open with (after fillers), and close with
 _OPENERS = ("what is", "what's", "whats", "how much is", "how much's", "calculate", "compute", "work out",
             "tell me", "what do you get for", "and")
-_FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well please quick quickly".split())
+_FILLERS = FILLERS | {"please", "quick", "quickly"}
 _CLOSERS = frozenset("please then exactly again".split())
 #: operator words (longest first where one is the start of another)
 _ADD = (("plus",), ("add",), ("and",))
@@ -37,8 +37,6 @@ _DIV = (("divided", "by"), ("over",))
 _SHARES = {("half", "of"): 0.5, ("a", "half", "of"): 0.5, ("a", "third", "of"): 1 / 3, ("one", "third", "of"): 1 / 3,
            ("two", "thirds", "of"): 2 / 3, ("a", "quarter", "of"): 0.25, ("one", "quarter", "of"): 0.25,
            ("three", "quarters", "of"): 0.75, ("a", "fifth", "of"): 0.2, ("a", "tenth", "of"): 0.1}
-_WORDS_OF = {"add": "plus", "and": "plus", "take": "minus", "less": "minus", "multiplied": "times", "x": "times",
-             "over": "divided by", "divided": "divided by"}
 _SYMBOLS = [(r"(?<=\d)\s*[x×*]\s*(?=\d)", " times "), (r"\s*[÷/]\s*", " divided by "), (r"\s*\+\s*", " plus "),
             (r"(?<=\d)\s+-\s+(?=\d)", " minus "), (r"\^", " to the power of "), (r"%", " percent"),
             (r"(?<=[a-z])-(?=[a-z])", " ")]

@@ -123,6 +123,11 @@ def properties(tool: Any) -> dict[str, Any]:
     return dict((tool.parameters or {}).get("properties") or {})
 
 
+def boolean_params(tool: Any) -> list[str]:
+    """The names of a tool's true/false parameters (a light's ``on``)."""
+    return [k for k, s in properties(tool).items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+
+
 def enum_of(schema: Any) -> list[Any]:
     """The allowed values of a parameter: its ``enum``, or those of its ``anyOf``/``oneOf``
     members (an optional ``Literal`` is ``anyOf: [{enum}, {null}]``)."""

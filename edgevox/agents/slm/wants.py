@@ -61,6 +61,7 @@ from edgevox.agents.slm.vocabulary import (
     GENERIC,
     SERVICES,
     WORD,
+    boolean_params,
     enum_of,
     is_number,
     properties,
@@ -180,7 +181,7 @@ def arguments_for(tool: Any, way: int, request: str, before: Mapping[str, Any] |
         pick = [v for v in values if v.lower() in _UP_DOWN[0 if way > 0 else 1]]
         if len(pick) == 1 and any(v.lower() in _UP_DOWN[1 if way > 0 else 0] for v in values):
             return {key: pick[0]}
-    flags = [k for k, s in props.items() if isinstance(s, Mapping) and s.get("type") == "boolean"]
+    flags = boolean_params(tool)
     if len(flags) == 1 and way > 0 and complaint and not (before and before.get(flags[0]) is True):
         place = _place(request, tool) or next(((k, v) for k, v in (before or {}).items()
                                                 if k in props and enum_of(props[k])), None)

@@ -30,15 +30,15 @@ class WorkedOut(Hook):
     priority = 5
 
     def on_run_start(self, ctx: TurnContext, text: str) -> HookResult | None:
+        conversion = convert(text)
+        value = solve(text) if conversion is None else None
+        if conversion is None and value is None:
+            return None  # most turns: the registry's words are not read at all
         registry = ctx.registry
         if registry is not None and any(tool_words(t) & _MATHS for t in registry):
             return None
-        conversion = convert(text)
         if conversion is not None:
             return HookResult.end(said(conversion), reason="a conversion, worked out")
-        value = solve(text)
-        if value is None:
-            return None
         if math.isinf(value):
             return HookResult.end("You can't divide by zero.", reason="a sum divided by zero")
         return HookResult.end(f"That's {spoken(value)}.", reason=f"a sum, worked out: {spoken(value)}")
