@@ -161,6 +161,9 @@ def test_vocabulary_comes_from_the_registry():
     assert not is_question("Could the bathroom be a bit brighter, like 80?") and not is_question("Mind turning it off?")
     assert not is_question("Bring the heat up, would you?") and is_question("Is the light on, can you check?")
     assert is_question("If you could, what is the time?") and is_question("When does the shop open?")
+    # a follow-up joined to the turn before asks or requests as it would alone
+    assert not is_question("And could you turn on the kitchen light?") and not is_question("Then can you dim it?")
+    assert is_question("And is the hall light on?") and is_question("Also, what's the time?")
 
 
 def test_a_blocked_call_ends_the_turn_in_words_without_another_hop():

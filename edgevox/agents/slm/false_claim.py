@@ -50,7 +50,6 @@ NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an
 READING_NOTE = ("No tool was called, so that {kind} was made up. Call the tool that tells the {kind} now, "
                 "or say that you cannot tell.")
 _END = re.compile(r"[.!?\n]")
-_OPENING_AND = re.compile(r"^\W*(?:and|also|then)\b\W*", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w'’]+|\s+|[^\w\s]")
 
 
@@ -164,7 +163,7 @@ class FalseClaim(Hook):
             return HookResult.end(ctx.agent.phrases.cannot_read.format(kind=note), reason="; ".join(reasons))
         unserved = unserved_claims(output.content, ctx.registry)
         if unserved:  # no tool is for that device: a retry could only call one that is not
-            asked = is_question(_OPENING_AND.sub("", ctx.text))  # "And could you open it?" is a request
+            asked = is_question(ctx.text)
             said = REPLIES["question"] if asked else REPLIES["device"].format(device=unserved[0])
             return HookResult.end(said, reason="; ".join(reasons))
         safe = from_results(ctx)

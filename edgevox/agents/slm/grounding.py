@@ -115,6 +115,9 @@ _SUBJECTS = frozenset("i you we they he she it this that these those there".spli
 _STATE_WORDS = frozenset({"status"})
 _NOT_ASKING = ("how about", "what about", "do you mind", "why don't you", "why not")
 #: a line ending in "?" that opens with these is a polite request, not a question
+#: a word that joins a follow-up to the turn before ("And could you ...?", "Then is it on?"): it
+#: says nothing about whether the line asks
+_JOINS = frozenset({"and", "also", "then", "plus"})
 _POLITE = frozenset("can could would will won't wouldn't mind may might shall should please".split())
 #: an enum parameter that says *where* (its values are places, so a place the request names must be one)
 _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor", "where"})
@@ -135,7 +138,7 @@ def is_question(text: str) -> bool:
     starts with "do" ("Do the bedroom as well.")."""
     text = _LEAD_IN.sub("", text.lower())
     words = re.findall(r"[a-z']+", text)
-    while len(words) > 1 and words[0] in FILLERS:
+    while len(words) > 1 and (words[0] in FILLERS or words[0] in _JOINS):
         words = words[1:]
     if not words or " ".join(words).startswith(_NOT_ASKING):
         return False
