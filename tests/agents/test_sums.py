@@ -34,6 +34,7 @@ SUMS = [
     ("one thousand and five minus five", 1000),
     ("Calculate 10 minus 4 minus 3, please.", 3),  # left to right
     ("how much is seven lots of eight", 56),  # QWEN: 78
+    ("What's one fifth of two hundred?", 40),  # a share as amounts reads it for a level
 ]
 NOT_SUMS = [
     "Set a timer for two times five minutes.",
@@ -68,6 +69,7 @@ CONVERSIONS = [
     ("how many ounces in two pounds", "2 pounds is 32 ounces."),
     ("convert 100°F to celsius", "100 degrees Fahrenheit is 37.778 degrees Celsius."),
     ("what is 5 km in miles", "5 kilometres is 3.107 miles."),
+    ("Well, how many days in three weeks?", "3 weeks is 21 days."),  # any filler the agent knows
 ]
 NOT_CONVERSIONS = [
     "Set the thermostat to 70 fahrenheit.",

@@ -346,18 +346,18 @@ JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|
 
 
 #: a share of a level said in words ("three quarters brightness", "half volume"), not of a time
-_SHARES = {"half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75, "a third": 1 / 3,
+SHARES = {"half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75, "a third": 1 / 3,
            "one third": 1 / 3, "two thirds": 2 / 3, "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1}
-_SHARE = re.compile(r"\b(" + "|".join(w.replace(" ", r"\s+") for w in _SHARES) + r")\b(?!\s+(?:of\s+)?(?:an?\s+)?"
+_SHARE = re.compile(r"\b(" + "|".join(w.replace(" ", r"\s+") for w in SHARES) + r")\b(?!\s+(?:of\s+)?(?:an?\s+)?"
                     rf"(?:{TIME_UNITS}|days?|weeks?|past|to)\b)")
 #: a share said as the level itself ("Volume at half.", "to a fifth"), not as a step ("down by half")
-_AT_SHARE = re.compile(r"\b(?:at|to)\s+(?:about\s+|around\s+)?(?:" + "|".join(w.replace(" ", r"\s+") for w in _SHARES) + r")\b")
+_AT_SHARE = re.compile(r"\b(?:at|to)\s+(?:about\s+|around\s+)?(?:" + "|".join(w.replace(" ", r"\s+") for w in SHARES) + r")\b")
 
 
 def said_shares(request: str) -> list[float]:
     """The shares of a whole the request says ("three quarters" -> 0.75), not of a time."""
     low = " ".join(TOKEN.findall(request.lower().replace("-", " ")))
-    return [_SHARES[re.sub(r"\s+", " ", m)] for m in _SHARE.findall(low)]
+    return [SHARES[re.sub(r"\s+", " ", m)] for m in _SHARE.findall(low)]
 
 
 def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -372,7 +372,7 @@ def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
         return None
     key, (lo, hi) = ranged
     held = arguments.get(key)
-    value = round(hi * _SHARES[re.sub(r"\s+", " ", shares[0])])
+    value = round(hi * SHARES[re.sub(r"\s+", " ", shares[0])])
     if held is None and _AT_SHARE.search(low) and lo <= value <= hi:
         # "Volume at half." -> change "down", no level: the level, and no way besides it
         ways = {k for k, sch in properties(tool).items() if {str(v).lower() for v in enum_of(sch)} >= {"up", "down"}}

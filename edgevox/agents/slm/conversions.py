@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import re
 
-from edgevox.agents.slm.amounts import numbers_in
+from edgevox.agents.slm.amounts import SECONDS, numbers_in
 from edgevox.agents.slm.sums import spoken
+from edgevox.agents.slm.vocabulary import FILLERS
 
 #: unit word (singular and plural) -> (dimension, size in the dimension's base unit)
 _UNITS: dict[str, tuple[str, float]] = {}
 _CANON: dict[str, str] = {}  # unit word -> its first, singular name
 for _names, _dimension, _size in [
-    (("second", "seconds", "sec", "secs"), "time", 1), (("minute", "minutes", "min", "mins"), "time", 60),
-    (("hour", "hours", "hr", "hrs"), "time", 3600), (("day", "days"), "time", 86400), (("week", "weeks"), "time", 604800),
+    (("second", "seconds", "sec", "secs"), "time", SECONDS["second"]),
+    (("minute", "minutes", "min", "mins"), "time", SECONDS["minute"]),
+    (("hour", "hours", "hr", "hrs"), "time", SECONDS["hour"]),
+    (("day", "days"), "time", 24 * SECONDS["hour"]), (("week", "weeks"), "time", 7 * 24 * SECONDS["hour"]),
     (("millimetre", "millimetres", "millimeter", "millimeters", "mm"), "length", 0.001),
     (("centimetre", "centimetres", "centimeter", "centimeters", "cm"), "length", 0.01),
     (("metre", "metres", "meter", "meters"), "length", 1), (("kilometre", "kilometres", "kilometer", "kilometers", "km"), "length", 1000),
@@ -37,12 +40,13 @@ for _names, _dimension, _size in [
 _SCALES = {"celsius": "C", "centigrade": "C", "fahrenheit": "F", "kelvin": "K"}
 _PLURALS = {"foot": "feet", "inch": "inches", "stone": "stone"}
 
-_OPENER = r"^(?:(?:uh|um|er|so|ok|okay|hey)\s+)*(?:what(?:'s|s| is| are)\s+|how much is\s+|convert\s+|change\s+)?"
+_FILLER = rf"(?:(?:{'|'.join(sorted(FILLERS))}),?\s+)*"  # "Well, how many ..."
+_OPENER = rf"^{_FILLER}(?:what(?:'s|s| is| are)\s+|how much is\s+|convert\s+|change\s+)?"
 _UNIT = r"([a-z]+)"
 _AMOUNT = r"((?:minus\s+|-)?[\d.]+|(?:minus\s+)?[a-z]+(?:\s+[a-z]+){0,5}?)"
 _FORMS = [
     # "how many hours is 180 minutes", "how many seconds are in an hour", "how many cm in a foot"
-    ("many", re.compile(rf"^(?:(?:uh|um|er|so)\s+)*how many\s+{_UNIT}\s+(?:are there\s+|is there\s+|are\s+|is\s+)?"
+    ("many", re.compile(rf"^{_FILLER}how many\s+{_UNIT}\s+(?:are there\s+|is there\s+|are\s+|is\s+)?"
                         rf"(?:in\s+)?(?:(?:an?|one)\s+|{_AMOUNT}\s+)?(?:degrees?\s+)?{_UNIT}$")),
     # "convert 20 degrees celsius to fahrenheit", "what's 30 celsius in fahrenheit", "180 minutes in hours"
     ("to", re.compile(rf"{_OPENER}{_AMOUNT}\s+(?:degrees?\s+)?{_UNIT}\s+(?:to|in|into|as)\s+(?:degrees\s+)?{_UNIT}$")),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 
-from edgevox.agents.slm.amounts import NUMBER_WORDS, number_at
+from edgevox.agents.slm.amounts import NUMBER_WORDS, SHARES, number_at
 from edgevox.agents.slm.vocabulary import FILLERS
 
 #: words a spoken sum may open with (after fillers), and close with
@@ -34,9 +34,8 @@ _ADD = (("plus",), ("add",), ("and",))
 _SUB = (("minus",), ("take", "away"), ("less",))
 _MUL = (("times",), ("multiplied", "by"), ("lots", "of"), ("x",))
 _DIV = (("divided", "by"), ("over",))
-_SHARES = {("half", "of"): 0.5, ("a", "half", "of"): 0.5, ("a", "third", "of"): 1 / 3, ("one", "third", "of"): 1 / 3,
-           ("two", "thirds", "of"): 2 / 3, ("a", "quarter", "of"): 0.25, ("one", "quarter", "of"): 0.25,
-           ("three", "quarters", "of"): 0.75, ("a", "fifth", "of"): 0.2, ("a", "tenth", "of"): 0.1}
+#: "a third of", "three quarters of": the shares a level may be said in, as sums read them
+_SHARES = {(*share.split(), "of"): size for share, size in {**SHARES, "a half": 0.5}.items()}
 _SYMBOLS = [(r"(?<=\d)\s*[x×*]\s*(?=\d)", " times "), (r"\s*[÷/]\s*", " divided by "), (r"\s*\+\s*", " plus "),
             (r"(?<=\d)\s+-\s+(?=\d)", " minus "), (r"\^", " to the power of "), (r"%", " percent"),
             (r"(?<=[a-z])-(?=[a-z])", " ")]
