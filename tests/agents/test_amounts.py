@@ -266,3 +266,30 @@ def test_the_number_of_the_part_that_names_the_tool_is_its_number():
     fixed = fix_unsaid_number("heating to twenty and set a timer for fifteen minutes", heat, {"temperature": 22, "unit": "celsius"})
     assert fixed == {"temperature": 20, "unit": "celsius"}
     assert fix_unsaid_number("set a timer for fifteen minutes and heating to twenty", heat, {"temperature": 20}) is None
+
+
+def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
+    from edgevox.agents.slm.amounts import corrected, fix_duration, fix_unsaid_number
+    from edgevox.agents.slm.unit_args import move_units
+
+    tools = ToolRegistry(Home().tools())
+    timer, volume, heating = tools.get("start_timer"), tools.get("set_volume"), tools.get("set_thermostat")
+    # dev13 (session 21): "set a three our timer" started 3 minutes
+    assert move_units("set a three our timer", timer, {"minutes": 3, "hours": 0, "seconds": 0}) == {
+        "minutes": 0, "hours": 3, "seconds": 0}
+    assert fix_duration("set a two our timer", timer, {"minutes": 0, "hours": 0, "seconds": 0})["hours"] == 2
+    assert fix_duration("Play our song for ten minutes.", timer, {"minutes": 10}) is None  # "our" said as "our"
+    # dev13: the first number was taken back, and the model kept it
+    assert corrected("Volume to thirty, no wait, forty-five.") == "volume to forty five"
+    assert corrected("Heating to twenty-four... no, sorry, twenty-two.") == "heating to twenty two"
+    assert corrected("Two or three minutes.") is None and corrected("Lights to 40 and the heating to 20.") is None
+    assert fix_unsaid_number("Volume to thirty, no wait, forty-five.", volume, {"level": 30})["level"] == 45
+    assert fix_unsaid_number("Heating to twenty-four... no, sorry, twenty-two.", heating,
+                             {"temperature": 24, "unit": "celsius"})["temperature"] == 22
+    assert fix_unsaid_number("Heating to twenty-four please.", heating, {"temperature": 24}) is None
+
+
+def test_halfway_is_the_middle_of_the_range():
+    volume = ToolRegistry(Home().tools()).get("set_volume")
+    # dev13 (session 21): "Volume halfway." turned the volume down a step
+    assert fix_share("Volume halfway.", volume, {"change": "down", "level": None}) == {"change": None, "level": 50}

@@ -155,3 +155,46 @@ def test_get_rid_of_it_undoes_the_call_just_made():
     tools = ToolRegistry(Home().tools())
     found = undo("Actually, get rid of it.", tools, tools.get("start_timer"), {"minutes": 12, "label": "scones"})
     assert (found[0].name, found[1]) == ("cancel_timer", {"label": "scones"})  # dev11 (session 19)
+    # dev13 (session 21): why, said after it
+    found = undo("Actually scrap it, they're done already.", tools, tools.get("start_timer"), {"minutes": 10})
+    assert found[0].name == "cancel_timer"
+    assert undo("Cancel that, I want twenty minutes.", tools, tools.get("start_timer"), {"minutes": 10}) is None
+
+
+def test_a_step_alone_moves_the_one_number_the_call_set():
+    from edgevox.agents.slm.follow_up import retarget_step
+
+    tools = ToolRegistry(Home().tools())
+    thermostat, light = tools.get("set_thermostat"), tools.get("set_light")
+    # dev13 (session 21): "Up two degrees." after 19 went to a light; "drop it by three" after 70 F
+    # to cancel a timer; dev12's "Knock it down two degrees." after 20 set 20 again
+    assert retarget_step("Up two degrees.", thermostat, {"temperature": 19}) == {"temperature": 21}
+    assert retarget_step("drop it by three", thermostat, {"temperature": 70, "unit": "fahrenheit"}) == {
+        "temperature": 67, "unit": "fahrenheit"}
+    assert retarget_step("Knock it down two degrees.", thermostat, {"temperature": 20, "unit": "celsius"}) == {
+        "temperature": 18, "unit": "celsius"}
+    assert retarget_step("Up ten percent.", light, {"room": "kitchen", "brightness": 50})["brightness"] == 60
+    for text, tool, before in [("Two degrees warmer in the bedroom.", thermostat, {"temperature": 20}),  # says more
+                               ("Twenty two.", thermostat, {"temperature": 20}),  # no way: a level
+                               ("Brighter by seventy.", light, {"room": "kitchen", "brightness": 50}),  # past the top
+                               ("Up and down two.", thermostat, {"temperature": 20})]:  # which way?
+        assert retarget_step(text, tool, before) is None, text
+
+
+def test_scripted_a_step_after_the_thermostat_moves_it_and_no_later_repair_takes_the_step_for_the_level():
+    # dev13 (session 21): the step was right, then the number repair set the thermostat to 3
+    be = ScriptedBackend([call("set_thermostat", temperature=70, unit="fahrenheit"),
+                          call("set_thermostat", temperature=3)], preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    agent.run("Set the heating to seventy fahrenheit.")
+    r = agent.run("drop it by three")
+    assert [(c.name, c.arguments) for c in r.calls] == [("set_thermostat", {"temperature": 67, "unit": "fahrenheit"})]
+    assert be.requests[1]["grammar"].strategy == "single"
+
+
+@pytest.mark.model
+def test_on_the_real_model_a_step_after_the_thermostat_moves_it(qwen_backend):
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    agent.run("Heating to nineteen, please.")
+    r = agent.run("Up two degrees.")
+    assert home.thermostat_c == 21, (r.calls, r.reply)

@@ -164,6 +164,12 @@ def test_vocabulary_comes_from_the_registry():
     # a follow-up joined to the turn before asks or requests as it would alone
     assert not is_question("And could you turn on the kitchen light?") and not is_question("Then can you dim it?")
     assert is_question("And is the hall light on?") and is_question("Also, what's the time?")
+    # dev13 (session 21): a room said as two words, an alarm for a time of day the British way,
+    # and a recipe (no tool finds one)
+    assert unknown_place("dim the bed room light to ten", TOOLS["set_light"], {"room": "bedroom"}, ALL) is None
+    assert why_not("Set an alarm for half six.", TOOLS["start_timer"], {"minutes": 30}, ALL) == "unrelated"
+    assert why_not("Set a timer for half an hour.", TOOLS["start_timer"], {"minutes": 30}, ALL) is None
+    assert why_not("Find me a recipe for lasagne.", TOOLS["play_music"], {"query": "lasagne"}, ALL) == "unrelated"
 
 
 def test_a_blocked_call_ends_the_turn_in_words_without_another_hop():

@@ -41,6 +41,9 @@ TIMER = TOOLS["start_timer"]
     ("Put forty minutes on the clock for the shepherd's pie.", "shepherd"),
     ("Lamb shoulder, four and a half hours, timer please.", "lamb"),
     ("Timer for the next 20 minutes on the clock.", None),
+    # dev13 (session 21): a name of two words after "for the"
+    ("Two and a half hours on the timer for the slow cooker.", "slow cooker"),
+    ("A timer for the big roast.", None),  # a word that describes is no name
 ])
 def test_the_name_a_request_gives(text, name):
     assert said_name(text, TIMER) == name

@@ -279,3 +279,20 @@ def test_a_request_one_of_whose_parts_plainly_asks_for_a_tool_is_not_made_to_ans
     r = agent.run(text)
     assert be.requests[1]["grammar"].strategy != "answer"
     assert [c.name for c in r.calls if c.ok] == ["get_weather"] and r.calls[0].arguments["location"] == "Lyon"
+
+
+def test_a_redirect_goes_to_the_tool_the_request_orders_and_never_to_another_service(embedder):
+    # dev13 (session 21): "Set a timer for ten minutes for the eggs." -> set_thermostat, blocked,
+    # then on to the shopping list (nearest by its embedding: "take the eggs off") to remove eggs
+    be, agent, home = _gated([call("set_thermostat", temperature=22), call("start_timer", minutes=10, label="eggs")],
+                             embedder)
+    r = agent.run("Set a timer for ten minutes for the eggs.")
+    assert be.requests[-1]["grammar"].tool_names == ("start_timer",)
+    assert [(c.name, c.dispatched) for c in r.calls] == [("set_thermostat", False), ("start_timer", True)]
+    # dev13: "Send an email to Priya ..." went on to the weather, which shares "report"; the
+    # cab to the shopping list: no tool sends an email or books a cab, the turn ends in words
+    for text in ("Send an email to Priya saying the report's done.", "Can you book me a cab to King's Cross?"):
+        be, agent, home = _gated([call("media_control", action="stop"), call("get_weather", location="Priya")],
+                                 embedder)
+        r = agent.run(text)
+        assert len(be.requests) == 1 and [c.dispatched for c in r.calls] == [False], text

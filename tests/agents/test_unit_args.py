@@ -106,3 +106,17 @@ def test_the_hook_puts_the_unit_said_before_the_tool_runs():
     agent = LLMAgent(tools=[circle_area], model=be, hooks=default_slm_hooks(relevance=False), warm=False)
     agent.run("What is the area of a circle with a radius of 5 meters?")
     assert got == [(5, "m")]
+
+
+def test_a_room_setting_above_any_in_celsius_said_with_no_unit_is_fahrenheit():
+    from edgevox.agents.slm.unit_args import fix_room_fahrenheit
+
+    heating = {t.name: t for t in Home().tools()}["set_thermostat"]
+    # dev13 (session 21): the tool threw both out as degrees Celsius; dev11: "Set the AC at seventy"
+    assert fix_room_fahrenheit("Set the heat to seventy-two.", heating, {"temperature": 72, "unit": "celsius"}) == {
+        "temperature": 72, "unit": "fahrenheit"}
+    assert fix_room_fahrenheit("Can you bump the AC down to sixty-eight?", heating, {"temperature": 68}) == {
+        "temperature": 68, "unit": "fahrenheit"}
+    assert fix_room_fahrenheit("Set the heat to 72 celsius.", heating, {"temperature": 72, "unit": "celsius"}) is None
+    assert fix_room_fahrenheit("Heating to twenty one.", heating, {"temperature": 21}) is None
+    assert fix_room_fahrenheit("Set it to 70.", TIMER, {"minutes": 70}) is None  # not a thermostat

@@ -143,15 +143,36 @@ _STEP_UNITS = frozenset("degree degrees percent notch notches point points step 
 
 
 def said_step(request: str) -> float | None:
-    """The one step a request says with its unit and a way ("Two degrees cooler." -> 2), when
-    that is the only number it says; else None."""
+    """The one step a request says with its unit and a way ("Two degrees cooler." -> 2), or
+    last after "by" ("drop it by three"), when that is the only number it says; else None."""
     words = TOKEN.findall(request.lower().replace("-", " "))
     if not set(words) & _WAYS:
         return None  # "Thermostat, twenty degrees." is the level
     steps = [n[0] for i in range(len(words)) if (n := number_at(words, i, articles=False))
              and (i == 0 or (number_at(words, i - 1, articles=False) is None and words[i - 1] not in _TO_A_LEVEL))
-             and i + n[1] < len(words) and words[i + n[1]] in _STEP_UNITS]
+             and ((i + n[1] < len(words) and words[i + n[1]] in _STEP_UNITS)
+                  or (i > 0 and words[i - 1] == "by" and i + n[1] == len(words)))]  # "drop it by three" (dev13)
     return steps[0] if len(steps) == 1 and len(spoken_numbers(request)) == 1 else None
+
+
+#: words that take back the number just said ("thirty, no wait, forty-five", "twenty-four...
+#: no, sorry, twenty-two", "fifty, I mean sixty"); at least one of _TAKES_BACK must be among them
+_TAKES_BACK = frozenset("no nah nope wait sorry actually mean rather scratch".split())
+_CORRECTING = _TAKES_BACK | FILLERS | frozenset("i or make it that hang on".split())
+
+
+def corrected(request: str) -> str | None:
+    """``request`` without a number the speaker took back and the words that took it back
+    ("Volume to thirty, no wait, forty-five." -> "volume to forty five"), in lower-case words;
+    None when it takes nothing back."""
+    words = TOKEN.findall(request.lower().replace("-", " ").replace("’", "'").replace("'", ""))
+    found = numbers_in(words)
+    kept = list(words)
+    for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
+        between = words[i + width:j]
+        if between and set(between) <= _CORRECTING and set(between) & _TAKES_BACK:
+            kept = kept[:i] + kept[j:]
+    return " ".join(kept) if kept != words else None
 
 
 def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -161,6 +182,7 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
     that change things: a calculator's number may be worked from the request ("10 %" -> 0.1)."""
     if not changes_things(tool):
         return None
+    request = corrected(request) or request  # a number taken back is not said
     held = [(k, v) for k, v in arguments.items() if is_number(v)]
     said = spoken_numbers(_CLOCK.sub(" ", request))
     if len(said) > 1 and JOIN.search(request):  # "heating to twenty and set a timer for fifteen minutes" (dev12)
@@ -261,11 +283,15 @@ def said_time_total(request: str) -> float | None:
 #: a transcript's homophone of a number right before a time unit ("timer for too hours", "a for
 #: minute timer": dev12, session 20; the model read 10 hours and 1 minute)
 _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
-          (re.compile(rf"\b(?:for|fore)\s+(?=(?:{TIME_UNITS})\b)"), "four ")]
+          (re.compile(rf"\b(?:for|fore)\s+(?=(?:{TIME_UNITS})\b)"), "four "),
+          # "set a three our timer" (dev13): "hour" heard as "our" right after a number
+          (re.compile(r"\b(\d+|" + "|".join([*NUMBER_WORDS[1:], *TENS]) + r")\s+our\b(?=\s+timer\b|\s*[,.!?]?\s*$)"),
+           r"\1 hour")]
 
 
 def heard_numbers(request: str) -> str:
-    """``request`` with a homophone of two or four before a time unit read as the number."""
+    """``request`` with a homophone of two or four before a time unit read as the number, and
+    of "hour" after a number read as the unit."""
     text = request.lower()
     for pattern, number in _HEARD:
         text = pattern.sub(number, text)
@@ -346,12 +372,13 @@ JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|
 
 
 #: a share of a level said in words ("three quarters brightness", "half volume"), not of a time
-SHARES = {"half": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75, "a third": 1 / 3,
+SHARES = {"half": 0.5, "halfway": 0.5, "a quarter": 0.25, "one quarter": 0.25, "three quarters": 0.75, "a third": 1 / 3,
            "one third": 1 / 3, "two thirds": 2 / 3, "a fifth": 0.2, "one fifth": 0.2, "a tenth": 0.1, "one tenth": 0.1}
 _SHARE = re.compile(r"\b(" + "|".join(w.replace(" ", r"\s+") for w in SHARES) + r")\b(?!\s+(?:of\s+)?(?:an?\s+)?"
                     rf"(?:{TIME_UNITS}|days?|weeks?|past|to)\b)")
-#: a share said as the level itself ("Volume at half.", "to a fifth"), not as a step ("down by half")
-_AT_SHARE = re.compile(r"\b(?:at|to)\s+(?:about\s+|around\s+)?(?:" + "|".join(w.replace(" ", r"\s+") for w in SHARES) + r")\b")
+#: a share said as the level itself ("Volume at half.", "to a fifth", "halfway"), not as a step ("down by half")
+_AT_SHARE = re.compile(r"\b(?:(?:at|to)\s+(?:about\s+|around\s+)?(?:" + "|".join(w.replace(" ", r"\s+") for w in SHARES)
+                       + r")|halfway)\b")  # "Volume halfway." (dev13): a level, however it is said
 
 
 def said_shares(request: str) -> list[float]:

@@ -26,7 +26,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import NUMBER_WORDS, TENS, TOKEN, spoken_numbers
+from edgevox.agents.slm.amounts import (
+    DOWN_WORDS,
+    NUMBER_WORDS,
+    TENS,
+    TOKEN,
+    UP_WORDS,
+    spoken_numbers,
+    value_range,
+)
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
     WORD,
@@ -139,9 +147,42 @@ def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     return None if rest or arguments[key] == new else {**arguments, key: new}
 
 
+#: the words of a move by a step after a setting ("Up two degrees.", "drop it by three", "Knock it
+#: down two degrees."): a way, its verbs, and the step's unit
+_STEP_UP = UP_WORDS | frozenset({"raise", "increase"})
+_STEP_DOWN = DOWN_WORDS | frozenset({"drop", "reduce", "decrease"})
+_STEP_GLUE = _NUMBER_GLUE | _STEP_UP | _STEP_DOWN | frozenset("""
+by knock bump turn put take bring go nudge push notch notches points point just another
+""".split())
+
+
+def retarget_step(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``arguments`` with the one number the previous call set moved by the one step ``text``
+    says with its way and nothing else ("Up two degrees." after the thermostat at 19 -> 21;
+    "drop it by three" after 70 Fahrenheit -> 67), or None. The model read these alone and
+    reached for another tool (dev12, dev13: 3 of 3 missed)."""
+    numbers = spoken_numbers(text)
+    words = TOKEN.findall(text.lower().replace("-", " "))
+    up, down = bool(set(words) & _STEP_UP), bool(set(words) & _STEP_DOWN)
+    held = [k for k, v in arguments.items() if k in properties(tool) and is_number(v) and v]
+    if len(numbers) != 1 or len(held) != 1 or up == down:
+        return None
+    if [w for w in words if not w[0].isdigit() and w not in NUMBER_WORDS and w not in TENS and w not in _STEP_GLUE]:
+        return None
+    key = held[0]
+    value = float(arguments[key]) + (numbers[0] if up else -numbers[0])
+    bounds = value_range(properties(tool)[key])
+    if bounds and not bounds[0] <= value <= bounds[1]:
+        return None
+    return {**arguments, key: int(value) if value.is_integer() else value}
+
+
 #: "Actually, scrap it.", "Cancel that.": the call just made, undone
 _UNDO = re.compile(r"^\W*(?:(?:actually|no|nah|oh|wait|hmm|um|uh|sorry|ok|okay|on\s+second\s+thought)\W+)*"
                    r"(?:scrap|cancel|kill|delete|drop|ditch|bin|undo|forget|get\s+rid\s+of)\s+(?:it|that|this)(?:\s+one)?"
+                   # "Actually scrap it, they're done already." (dev13): why, said after
+                   r"(?:\W+(?:they|it|that|we|i)(?:'re|'s|'ve|'m|\s+are|\s+is|\s+was|\s+were|\s+have)\s+"
+                   r"(?:done|ready|finished|cooked|sorted|out|fine|over)(?:\s+(?:already|now|early))?)?"
                    r"(?:\W+(?:again|actually|then|please|now|after\s+all|i(?:'ve)?\s+changed\s+my\s+mind|never\s+mind))*\W*$")
 #: the first word of a tool's name that undoes what another tool of the same thing made
 _UNDOERS = frozenset({"cancel", "remove", "delete", "stop", "clear"})
@@ -176,7 +217,8 @@ class FollowUp(Hook):
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
         tool = ctx.registry.get(prev[0]) if prev else None
         args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
-                or retarget_number(ctx.text, tool, prev[1])) if tool is not None else None
+                or retarget_number(ctx.text, tool, prev[1]) or retarget_step(ctx.text, tool, prev[1])) \
+            if tool is not None else None
         if args is None and tool is not None and (undone := undo(ctx.text, ctx.registry, tool, prev[1])):
             tool, args = undone
         if args is None:

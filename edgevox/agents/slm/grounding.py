@@ -162,14 +162,15 @@ def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
     return named - served
 
 
-def asks_another_service(request: str, tool: Any) -> bool:
+def asks_another_service(request: str, tool: Any, *, anywhere: bool = False) -> bool:
     """Does ``request`` open by asking for a service (its first four words: "Remind me to ...",
-    "Get us a taxi") that the called tool's vocabulary does not mention? Not one asked for
-    later ("Send the email, and set a reminder": BFCL parallel_193's right call is the email);
+    "Get us a taxi"; with ``anywhere``, any of its words) that the called tool's vocabulary
+    does not mention? Not one asked for later ("Send the email, and set a reminder": BFCL parallel_193's right call is the email);
     a timer whose requests say "remind me in 10 minutes" may serve "Remind me in 20 minutes.".
     Or one asked for anywhere by the phrases of ``_ELSEWHERE`` ("... to my calendar")."""
     low = request.lower()
-    named = {stem(w) for w in WORD.findall(low)[:5]} & {stem(s) for s in SERVICES}
+    words = WORD.findall(low)
+    named = {stem(w) for w in (words if anywhere else words[:5])} & {stem(s) for s in SERVICES}
     own = tool_words(tool)
     for rx in _ELSEWHERE:
         if (m := rx.search(low)) and stem(re.sub(r"[\s-]", "", m.group(1))) not in own and not (
@@ -203,6 +204,9 @@ _TOPIC = re.compile(r"\b(jokes?|poems?|stor(?:y|ies)|riddles?|limericks?|haikus?
 #: a time of day or a day to come ("at half five", "for six tomorrow morning", "at 7 pm"): what
 #: an alarm or a reminder is set for, not the length a timer runs
 _CLOCK_TIME = re.compile(r"\bat\s+(?:half|quarter)\s+(?:past|to\s+)?[a-z0-9]+|\bat\s+\d{1,2}(?::\d{2})?\b"
+                         # "an alarm for half six" (dev13): half past six, said the British way
+                         r"|\bfor\s+(?:half|quarter)\s+(?:past\s+|to\s+)?(?:\d{1,2}|one|two|three|four|five|six|seven"
+                         r"|eight|nine|ten|eleven|twelve)\b"
                          r"|\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening))\b|\bo'?clock\b"
                          r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+(?:noon|midnight|dawn)\b", re.IGNORECASE)
 
@@ -262,7 +266,8 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     for place in places:
         if place not in GENERIC and stem(place) not in known \
                 and not any(len(place) >= 4 and v.startswith(place) for v in values) \
-                and not any(len(v) >= 5 and one_edit_apart(place, v) for v in values):  # "hall" for "hallway", "dinning"
+                and not any(len(v) >= 5 and one_edit_apart(place, v) for v in values) \
+                and f"{place}room" not in values:  # "hall" for "hallway", "dinning", "bed room" (dev13)
             after = re.search(rf"\b{place}\s+([a-z]+)", low)  # "wine cellar", "guest room": say both words
             nxt = after.group(1) if after else ""
             if nxt and nxt not in GENERIC and stem(nxt) not in target_words(tool) and stem(nxt) not in known | {"room"}:

@@ -36,8 +36,9 @@ _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
 _NOT_NAMES = frozenset({"quick", "short", "long", "new", "another", "second", "other", "first", "next", "last",
                         "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min"})
-#: "for the dough to prove,", "for the scones on the timer.", "for the shepherd's pie."
-_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+)(?:'s\s+[a-z]+|\s+to\s+[a-z]+|\s+(?:on|in)\s+(?:the|my|our)\s+[a-z]+)?"
+#: "for the dough to prove,", "for the scones on the timer.", "for the shepherd's pie.", "for the
+#: slow cooker." (a name of two words, dev13)
+_FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+(?:\s+[a-z]+)?)(?:'s\s+[a-z]+|\s+to\s+[a-z]+|\s+(?:on|in)\s+(?:the|my|our)\s+[a-z]+)?"
                   r"\s*(?:[.!?,;:]|$)")
 #: "The fish wants eight minutes, time it.": the thing that takes the time opens the request
 _SUBJECT = re.compile(r"^\W*(?:the|my|our)\s+([a-z]+)\s+(?:wants|needs|takes|gets|has|will\s+take|should\s+have)\b")
@@ -65,7 +66,7 @@ def said_name(request: str, tool: Any) -> str | None:
         if stem(word) in targets and before.isalpha() and _nameable(before, targets):
             return before
     for m in (_CALLED.search(low), _FOR.search(low), _SUBJECT.search(low)):
-        if m and _nameable(m.group(1), targets):
+        if m and all(_nameable(w, targets) for w in m.group(1).split()):
             return m.group(1)
     m = _HEAD.match(low)
     if m and _nameable(m.group(1), targets) and {stem(w) for w in re.findall(r"[a-z]+", m.group(2))} & targets:

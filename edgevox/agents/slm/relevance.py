@@ -33,6 +33,7 @@ from edgevox.agents.slm.grounding import (
     RELATED,
     VERDICT,
     Grounding,
+    asks_another_service,
     is_question,
     reason_for,
 )
@@ -380,9 +381,19 @@ class RelevanceGate(Hook):
                 ctx.state(Grounding.name).setdefault(RELATED, set()).add(name)  # "Bring an umbrella?" -> weather
                 return None
         name = rel.best[0]
+        ordered = ordered_tools(ctx.text, ctx.registry)
+        if ordered and call.name not in ordered and name not in ordered:
+            # the request names the thing it orders ("Set a timer for ten minutes for the
+            # eggs.", dev13: nearest the shopping list's "take the eggs off" by its embedding):
+            # the turn goes on to that tool, the nearest of them when several share the thing
+            name = max(ordered, key=lambda n: rel.tools.get(n, -1.0))
         if (redirect_above is None or rel.margin < redirect_above or name in (None, call.name)
                 or ctx.hops_left < 2 or reason_for(ctx, tool, call.arguments) != "unrelated"):
             return None  # grounded, or blocked for a device, a question, a place: not a wrong tool
+        if asks_another_service(ctx.text, ctx.registry.get(name), anywhere=True):
+            # "Send an email to Priya ..." went on to the weather, "Can you book me a cab to
+            # King's Cross?" to the shopping list (dev13): a service the tool is not for
+            return None
         if not content_words(ctx.text) & tool_words(ctx.registry.get(name)):
             # the other tool must share a word of its own with the request: measured on dev,
             # "Mow the lawn." went on to the shopping list with the request copied as its item
@@ -399,13 +410,21 @@ _ORDER = re.compile(r"\b(?:set|start|turn|switch|put|play|add|cancel|stop|dim)\s
 _AFTER_THING = frozenset({"for", "to", "in", "on", "at", "of", "with", "and", "from"})
 
 
+def ordered_tools(request: str, registry: Any) -> set[str]:
+    """The tools whose thing the request orders by name ("..., set a timer." -> both timer
+    tools); none for a question ("How do I set a timer on my phone?")."""
+    ordered = {stem(m.group(1) if m.group(2) in _AFTER_THING and m.group(1) else m.group(2))
+               for m in _ORDER.finditer(request.lower())}
+    if not ordered or is_question(request):
+        return set()
+    return {t.name for t in registry if ordered & (target_words(t) - UNITS)}
+
+
 def commands_a_tool(request: str, registry: Any) -> bool:
     """Does the request order a tool's thing by name ("..., set a timer.")? Then it is never
     made to answer in words, however near a no-tool line it sits: "Soft-boiled eggs, six and
     a half minutes, set a timer." was nearer "How do I boil an egg?" than any timer request."""
-    ordered = {stem(m.group(1) if m.group(2) in _AFTER_THING and m.group(1) else m.group(2))
-               for m in _ORDER.finditer(request.lower())}
-    return bool(ordered) and any(ordered & (target_words(t) - UNITS) for t in registry) and not is_question(request)
+    return bool(ordered_tools(request, registry))
 
 
 #: the tool sets' indexes, most recently used last (at most MAX_INDEXES are kept)

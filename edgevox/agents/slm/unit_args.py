@@ -32,6 +32,7 @@ from edgevox.agents.slm.amounts import (
     fix_said_off,
     fix_share,
     fix_unsaid_number,
+    heard_numbers,
     number_at,
     spoken_numbers,
     value_range,
@@ -40,7 +41,14 @@ from edgevox.agents.slm.currency import fix_currency_code
 from edgevox.agents.slm.expressions import fix_function_definition
 from edgevox.agents.slm.labels import fix_label
 from edgevox.agents.slm.named_values import fix_numbered_order, fix_swapped_named
-from edgevox.agents.slm.vocabulary import changes_things, is_number, properties
+from edgevox.agents.slm.vocabulary import (
+    changes_things,
+    enum_of,
+    is_number,
+    properties,
+    stem,
+    tool_words,
+)
 
 
 def _unit_params(tool: Any) -> dict[str, str]:
@@ -69,8 +77,8 @@ def said_units(request: str, units: Mapping[str, str]) -> dict[str, float]:
             continue
         value, n = num
         unit = words[i + n] if i + n < len(words) else ""
-        for key, stem in units.items():
-            if len(unit) >= 3 and (unit.rstrip("s") == stem or stem.startswith(unit)):
+        for key, unit_stem in units.items():
+            if len(unit) >= 3 and (unit.rstrip("s") == unit_stem or unit_stem.startswith(unit)):
                 twice = twice or out.get(key, value) != value
                 out[key] = value
         i += n
@@ -81,7 +89,7 @@ def move_units(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     """The arguments with each number under the unit the request said, or None when they
     are right already or the call's numbers are not the request's."""
     units = _unit_params(tool)
-    said = said_units(request, units)
+    said = said_units(heard_numbers(request), units)  # "set a three our timer" (dev13)
     if len(said) < 1:
         return None
     held = {k: arguments[k] for k in units if isinstance(arguments.get(k), (int, float))
@@ -234,11 +242,38 @@ def fix_said_unit(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
     return fixed if fixed != arguments else None
 
 
+#: the warmest a room is ever set to in degrees Celsius: a setting above it said with no unit
+#: can only be Fahrenheit (45 to 100 F covers every room; 45 C is no room's)
+_WARMEST_ROOM_C = 40
+
+
+def fix_room_fahrenheit(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A thermostat's setting above any room's in Celsius ("Set the heat to seventy-two.",
+    "bump the AC down to sixty-eight": dev13; "Set the AC at seventy": dev11), said with no
+    unit, while the call's unit is Celsius (or left to a Celsius default): the unit is
+    Fahrenheit. The tool threw each of them out as 72 degrees Celsius."""
+    if not changes_things(tool) or stem("thermostat") not in tool_words(tool) or any(
+            _UNIT_OF[forms[0]][0] == "temperature" for forms in said_unit_forms(request)):
+        return None
+    props = properties(tool)
+    units = [k for k, sch in props.items() if "unit" in k.lower()
+             and {str(v).lower() for v in enum_of(sch)} >= {"celsius", "fahrenheit"}]
+    if len(units) != 1:
+        return None
+    key = units[0]
+    held = str(arguments.get(key, props[key].get("default", "")) or "").lower()
+    warm = [k for k, v in arguments.items() if k != key and is_number(v) and _WARMEST_ROOM_C < float(v) <= 100]
+    if held != "celsius" or len(warm) != 1:
+        return None
+    fahrenheit = next(v for v in enum_of(props[key]) if str(v).lower() == "fahrenheit")
+    return {**arguments, key: fahrenheit}
+
+
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
 REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_decimal, fix_unsaid_number,
-           fix_level_switched_off, fix_said_off, fix_percent_rate, fix_said_unit, fix_swapped_named, fix_numbered_order,
-           fix_currency_code, fix_function_definition)
+           fix_level_switched_off, fix_said_off, fix_percent_rate, fix_said_unit, fix_room_fahrenheit,
+           fix_swapped_named, fix_numbered_order, fix_currency_code, fix_function_definition)
 
 
 class UnitArgs(Hook):

@@ -41,6 +41,7 @@ lawn lawns garden pool hedge rail rails
 #: naming one that no tool's vocabulary mentions asks for what no tool does
 SERVICES = frozenset("""
 remind reminder reminders taxi taxis uber cab takeaway takeout voicemail voicemails answerphone
+email emails recipe recipes
 """.split())
 #: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
 FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
