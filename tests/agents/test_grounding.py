@@ -403,7 +403,7 @@ def test_a_game_to_play_and_a_voicemail_are_no_music():
 
 
 def test_dev12_a_misspelt_room_a_dish_in_the_oven_indoors_and_another_list():
-    from edgevox.agents.slm.grounding import one_edit_apart
+    from edgevox.agents.slm.vocabulary import one_edit_apart
 
     reg = ToolRegistry(Home().tools())
     tools = list(reg)

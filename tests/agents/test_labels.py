@@ -68,3 +68,14 @@ def test_on_the_real_model(qwen_backend):
     agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
     r = agent.run("Set a 3 minute timer for the rice.")
     assert [(t["label"], t["seconds"]) for t in home.timers] == [("rice", 180)], (r.calls, r.reply)
+
+
+def test_a_proper_name_the_model_respelt_is_put_back_as_said():
+    from edgevox.agents.slm.labels import fix_respelt_name
+
+    weather = TOOLS["get_weather"]
+    # dev12 (session 20): the weather of "Lisboa", a place not asked for
+    assert fix_respelt_name("Weather, Lisbon.", weather, {"location": "Lisboa"}) == {"location": "Lisbon"}
+    assert fix_respelt_name("Weather in Lisbon.", weather, {"location": "Lisbon"}) is None  # said already
+    assert fix_respelt_name("Weather in Germany.", weather, {"location": "German"}) is None  # a letter dropped
+    assert fix_respelt_name("Tennis for women.", weather, {"location": "woman"}) is None  # no proper name

@@ -79,6 +79,7 @@ from edgevox.agents.slm.vocabulary import (
     content_words,
     enum_of,
     is_number,
+    one_edit_apart,
     properties,
     stem,
     target_words,
@@ -230,17 +231,6 @@ _KINDS = frozenset("""
 big main ceiling overhead desk reading night bedside floor table little small side all every both other
 that this those these some fairy string christmas top bottom upstairs downstairs front back
 """.split())
-
-
-def one_edit_apart(a: str, b: str) -> bool:
-    """Are two words one letter apart (one changed, added or dropped)? A transcript's spelling
-    of a room it knows ("set the dinning room light too thirty", dev12) is that room."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
-    short, long_ = sorted((a, b), key=len)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
 def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:

@@ -27,6 +27,8 @@ from edgevox.agents.slm.vocabulary import (
     FILLERS,
     GENERIC,
     changes_things,
+    enum_of,
+    one_edit_apart,
     properties,
     stem,
     target_words,
@@ -97,3 +99,24 @@ def fix_label(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
         return None  # the model gave a name of its own: keep it
     name = said_name(request, tool)
     return {**arguments, key: name} if name else None
+
+
+def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with a one-word name the model spelt its own way put back as the request
+    says it: "Weather, Lisbon." -> ``location="Lisboa"`` (dev12: the weather of a place not
+    asked for). Only where the name is not said, is five letters or more, and exactly one word
+    of the request, a proper name (capitalised), is one letter changed from it (never one added
+    or dropped, nor a common word: "German" for "Germany", "sculpture" for "sculptures", "woman"
+    for "women" are the model's right forms in BFCL); None otherwise."""
+    said = re.findall(r"[A-Za-z]+", request)
+    lower = {w.lower() for w in said}
+    fixed = dict(arguments)
+    for key, value in arguments.items():
+        schema = properties(tool).get(key)
+        if not isinstance(value, str) or not value.isalpha() or len(value) < 5 or schema is None \
+                or enum_of(schema) or value.lower() in lower:
+            continue
+        near = {w for w in said if w[:1].isupper() and len(w) == len(value) and one_edit_apart(value.lower(), w.lower())}
+        if len({w.lower() for w in near}) == 1:
+            fixed[key] = near.pop()
+    return fixed if fixed != arguments else None

@@ -105,6 +105,18 @@ IDIOMS = re.compile(
     r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b")
 
 
+def one_edit_apart(a: str, b: str) -> bool:
+    """Are two words one letter apart (one changed, added or dropped)? A transcript's spelling
+    of a room it knows ("set the dinning room light too thirty", dev12) is that room; the
+    model's "Lisboa" for the "Lisbon" said (dev12) is the name said."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
 def without_idioms(text: str) -> str:
     """``text`` less the phrases of ``IDIOMS``."""
     return IDIOMS.sub(" ", text.lower())
