@@ -287,6 +287,22 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert fix_unsaid_number("Heating to twenty-four... no, sorry, twenty-two.", heating,
                              {"temperature": 24, "unit": "celsius"})["temperature"] == 22
     assert fix_unsaid_number("Heating to twenty-four please.", heating, {"temperature": 24}) is None
+    # dev14 (session 21): "hang on" takes back too, and "twenty's" keeps its number
+    assert corrected("Timer for ten, hang on, fifteen minutes.") == "timer for fifteen minutes"
+    assert corrected("Make it thirty, no, twenty's plenty.") == "make it twenty s plenty"
+
+
+def test_a_step_said_before_its_unit_and_a_length_the_call_misheard():
+    from edgevox.agents.slm.amounts import fix_duration, said_step
+
+    # dev14 (session 21): "one more degree" is a step of one, whatever comes before it
+    assert said_step("Give me one more degree.") == 1
+    assert said_step("Two degrees cooler.") == 2 and said_step("drop it by three") == 3
+    assert said_step("Thermostat, twenty degrees.") is None  # the level, no way said
+    # dev14: "to hours" heard for "two hours"; the model held 20 hours, a number said, and 5, one never said
+    timer = ToolRegistry(Home().tools()).get("start_timer")
+    fixed = fix_duration("timer for to hours twenty minutes", timer, {"hours": 20, "minutes": 5, "seconds": 0})
+    assert fixed is not None and fixed["hours"] * 3600 + fixed["minutes"] * 60 + fixed["seconds"] == 2 * 3600 + 20 * 60
 
 
 def test_halfway_is_the_middle_of_the_range():

@@ -421,3 +421,16 @@ def test_dev12_a_misspelt_room_a_dish_in_the_oven_indoors_and_another_list():
     assert why_not("Add ring the plumber to my to-do list.", reg.get("add_to_shopping_list"),
                    {"item": "ring the plumber"}, tools) == "unrelated"
     assert why_not("Add milk to the shopping list.", reg.get("add_to_shopping_list"), {"item": "milk"}, tools) is None
+
+
+def test_dev14_the_news_a_text_and_an_hour_said_in_words():
+    reg = ToolRegistry(Home().tools())
+    tools = list(reg)
+    # dev14 (session 21): each called a home tool nobody asked for
+    assert why_not("What's the news today?", reg.get("get_weather"), {}, tools) == "unrelated"
+    assert why_not("Text Dave that I'm running late.", reg.get("add_to_shopping_list"),
+                   {"item": "Dave"}, tools) == "unrelated"
+    assert why_not("Remind me to take the bins out at eight.", reg.get("start_timer"),
+                   {"hours": 8}, tools) is not None
+    assert why_not("Set a timer for eight minutes.", reg.get("start_timer"), {"minutes": 8}, tools) is None
+    assert why_not("What's new in New York weather?", reg.get("get_weather"), {"location": "New York"}, tools) is None

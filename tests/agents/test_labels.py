@@ -79,3 +79,18 @@ def test_a_proper_name_the_model_respelt_is_put_back_as_said():
     assert fix_respelt_name("Weather in Lisbon.", weather, {"location": "Lisbon"}) is None  # said already
     assert fix_respelt_name("Weather in Germany.", weather, {"location": "German"}) is None  # a letter dropped
     assert fix_respelt_name("Tennis for women.", weather, {"location": "woman"}) is None  # no proper name
+
+
+def test_a_place_the_request_names_fills_a_reader_left_empty():
+    from edgevox.agents.slm.labels import fix_unsaid_place
+
+    weather = TOOLS["get_weather"]
+    # dev14 (session 21): the weather at home for "Will I need a brolly in Melbourne tomorrow?"
+    assert fix_unsaid_place("Will I need a brolly in Melbourne tomorrow?", weather, {"location": None}) == {
+        "location": "Melbourne"}
+    assert fix_unsaid_place("Weather for New York.", weather, {"location": ""}) == {"location": "New York"}
+    assert fix_unsaid_place("Weather in Paris.", weather, {"location": "Paris"}) is None  # said already
+    assert fix_unsaid_place("Will it rain on Friday?", weather, {"location": None}) is None  # a day
+    assert fix_unsaid_place("Is it cold in Rome or in Oslo?", weather, {"location": None}) is None  # two places
+    assert fix_unsaid_place("Weather in Melbourne.", weather, {}) is None  # left out: BFCL's right calls do this
+    assert fix_unsaid_place("Set the Kitchen light in Melbourne.", TOOLS["set_light"], {"room": ""}) is None  # acts

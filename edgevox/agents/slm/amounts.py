@@ -143,21 +143,29 @@ _STEP_UNITS = frozenset("degree degrees percent notch notches point points step 
 
 
 def said_step(request: str) -> float | None:
-    """The one step a request says with its unit and a way ("Two degrees cooler." -> 2), or
-    last after "by" ("drop it by three"), when that is the only number it says; else None."""
+    """The one step a request says with its unit and a way ("Two degrees cooler." -> 2, "one
+    more degree"), or last after "by" ("drop it by three"), when that is the only number it
+    says; else None."""
     words = TOKEN.findall(request.lower().replace("-", " "))
     if not set(words) & _WAYS:
         return None  # "Thermostat, twenty degrees." is the level
-    steps = [n[0] for i in range(len(words)) if (n := number_at(words, i, articles=False))
-             and (i == 0 or (number_at(words, i - 1, articles=False) is None and words[i - 1] not in _TO_A_LEVEL))
-             and ((i + n[1] < len(words) and words[i + n[1]] in _STEP_UNITS)
-                  or (i > 0 and words[i - 1] == "by" and i + n[1] == len(words)))]  # "drop it by three" (dev13)
+    steps = []
+    for i in range(len(words)):
+        n = number_at(words, i, articles=False)
+        if n is None:
+            continue
+        after = words[i + n[1]:i + n[1] + 2]
+        if after[:1] and after[0] in _WAYS and after[1:] and after[1] in _STEP_UNITS:
+            steps.append(n[0])  # "one more degree" (dev14), whatever comes before it
+        elif (i == 0 or (number_at(words, i - 1, articles=False) is None and words[i - 1] not in _TO_A_LEVEL)) and (
+                after[:1] and after[0] in _STEP_UNITS or (i > 0 and words[i - 1] == "by" and not after)):
+            steps.append(n[0])  # "Two degrees cooler.", "drop it by three" (dev13)
     return steps[0] if len(steps) == 1 and len(spoken_numbers(request)) == 1 else None
 
 
 #: words that take back the number just said ("thirty, no wait, forty-five", "twenty-four...
 #: no, sorry, twenty-two", "fifty, I mean sixty"); at least one of _TAKES_BACK must be among them
-_TAKES_BACK = frozenset("no nah nope wait sorry actually mean rather scratch".split())
+_TAKES_BACK = frozenset("no nah nope wait sorry actually mean rather scratch hang".split())
 _CORRECTING = _TAKES_BACK | FILLERS | frozenset("i or make it that hang on".split())
 
 
@@ -165,7 +173,7 @@ def corrected(request: str) -> str | None:
     """``request`` without a number the speaker took back and the words that took it back
     ("Volume to thirty, no wait, forty-five." -> "volume to forty five"), in lower-case words;
     None when it takes nothing back."""
-    words = TOKEN.findall(request.lower().replace("-", " ").replace("’", "'").replace("'", ""))
+    words = TOKEN.findall(request.lower().replace("-", " "))  # "twenty's plenty": twenty, s, plenty
     found = numbers_in(words)
     kept = list(words)
     for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
@@ -301,13 +309,16 @@ def heard_numbers(request: str) -> str:
 def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the duration the request says in words, or None when they hold it
     already (or the request says none we read). The plain "N minutes" only where the call's
-    numbers are none of the request's ("a hundred and fifty minutes" -> 105 minutes)."""
+    numbers are none of the request's ("a hundred and fifty minutes" -> 105 minutes) or one
+    of them is a number the request never says."""
     request = heard_numbers(request)
     units = _time_params(tool)
     total = (said_seconds(request) or said_hours_minutes(request)) if units else None
-    if units and total is None and (plain := said_time_total(request)) and not {
-            float(v) for k, v in arguments.items() if k in units and isinstance(v, (int, float)) and v} & said_numbers(request):
-        total = plain
+    numbers_held = {float(v) for k, v in arguments.items() if k in units and isinstance(v, (int, float)) and v}
+    if units and total is None and (plain := said_time_total(request)) and (
+            not numbers_held & said_numbers(request) or not numbers_held <= said_numbers(request)):
+        total = plain  # or where the call holds a number the request never says ("timer for to hours
+        # twenty minutes" -> 20 hours 5 seconds, dev14)
     if total is None:
         return None
     held = sum(float(v) * units[k] for k, v in arguments.items()

@@ -37,6 +37,8 @@ from edgevox.agents.slm.amounts import (
 )
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
+    PLACE_KEYS,
+    TIME_NAMES,
     WORD,
     enum_of,
     is_number,
@@ -97,25 +99,14 @@ _NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how
                        r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s*[?.!]*\s*$")
 
 
-#: capitalised words that name a time, not a place or a thing ("What about Friday?")
-_WHEN = frozenset("""
-monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
-september october november december christmas easter i
-""".split())
-
-
-#: parameters that hold a place's name, whatever its case ("location": "prague")
-_PLACE_KEYS = frozenset("location city place town country region where".split())
-
-
 def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with the one string argument that held a name ("Madrid", or any place:
     the model wrote "prague" for "Prague, what's the weather doing there?", dev11) set to the
     new name ``text`` says ("And in Rome?"), or None."""
     m = _NEW_NAME.match(text)
-    if m is None or m.group(1).split()[0].lower() in _WHEN:
+    if m is None or m.group(1).split()[0].lower() in TIME_NAMES:
         return None
-    names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in _PLACE_KEYS)
+    names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in PLACE_KEYS)
              and k in properties(tool) and not enum_of(properties(tool)[k])]
     if len(names) != 1 or arguments[names[0]] == m.group(1):
         return None
@@ -152,7 +143,7 @@ def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
 _STEP_UP = UP_WORDS | frozenset({"raise", "increase"})
 _STEP_DOWN = DOWN_WORDS | frozenset({"drop", "reduce", "decrease"})
 _STEP_GLUE = _NUMBER_GLUE | _STEP_UP | _STEP_DOWN | frozenset("""
-by knock bump turn put take bring go nudge push notch notches points point just another
+by knock bump turn put take bring go on nudge push notch notches points point just another
 """.split())
 
 

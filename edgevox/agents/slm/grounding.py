@@ -186,6 +186,7 @@ def asks_another_service(request: str, tool: Any, *, anywhere: bool = False) -> 
 #: a song sung or a dance ("Can you sing happy birthday?" -> not the music player)
 _ELSEWHERE = (
     re.compile(r"\b(?:to|in|on|into)\s+(?:my|the|our)\s+(calendar|diary|agenda|schedule)\b"),
+    re.compile(r"\bthe\s+(news|headlines)\b"),  # "What's the news today?" (dev14; "news" alone stems to "new")
     # another list than the tool's ("Add ring the plumber to my to-do list.", dev12, session 20)
     re.compile(r"\b(?:to|in|on|onto)\s+(?:my|the|our)\s+(to[\s-]?do|todo|task|tasks|reading|packing|wish|bucket|chores?)\s+list\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
@@ -208,6 +209,9 @@ _CLOCK_TIME = re.compile(r"\bat\s+(?:half|quarter)\s+(?:past|to\s+)?[a-z0-9]+|\b
                          # "an alarm for half six" (dev13): half past six, said the British way
                          r"|\bfor\s+(?:half|quarter)\s+(?:past\s+|to\s+)?(?:\d{1,2}|one|two|three|four|five|six|seven"
                          r"|eight|nine|ten|eleven|twelve)\b"
+                         # "Remind me to take the bins out at eight." (dev14): an hour said in words
+                         r"|\bat\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s+(?:hours?|minutes?"
+                         r"|mins?|seconds?|secs?|percent|degrees?|per\s*cent))"
                          r"|\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening))\b|\bo'?clock\b"
                          r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+(?:noon|midnight|dawn)\b", re.IGNORECASE)
 

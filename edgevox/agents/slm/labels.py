@@ -26,6 +26,9 @@ from edgevox.agents.slm.amounts import SECONDS
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
     GENERIC,
+    HOME_PLACES,
+    PLACE_KEYS,
+    TIME_NAMES,
     changes_things,
     enum_of,
     one_edit_apart,
@@ -120,3 +123,25 @@ def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
         if len({w.lower() for w in near}) == 1:
             fixed[key] = near.pop()
     return fixed if fixed != arguments else None
+
+
+#: "in Melbourne", "for New York": a place's name said after its preposition
+_IN_A_PLACE = re.compile(r"\b(?:in|for|at)\s+([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){0,2})")
+
+
+def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments of a tool that reads (the weather) with the place the request names ("Will
+    I need a brolly in Melbourne tomorrow?", dev14) where the call set its place, the tool's
+    first parameter, to nothing (the weather here, not there); None otherwise. Not a day ("on
+    Friday") nor a room; not a place parameter among others ("city" of a sales tax) nor one
+    the call leaves out (BFCL's right calls do both)."""
+    if changes_things(tool):
+        return None
+    params = list(properties(tool))
+    empty = [k for k in params[:1] if k.lower() in PLACE_KEYS and not enum_of(properties(tool)[k])
+             and k in arguments and arguments[k] in (None, "")]
+    names = [m.group(1) for m in _IN_A_PLACE.finditer(request)
+             if not {w.lower() for w in m.group(1).split()} & (TIME_NAMES | HOME_PLACES)]
+    if len(empty) != 1 or len(set(names)) != 1:
+        return None
+    return {**arguments, empty[0]: names[0]}

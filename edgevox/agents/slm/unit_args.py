@@ -39,7 +39,7 @@ from edgevox.agents.slm.amounts import (
 )
 from edgevox.agents.slm.currency import fix_currency_code
 from edgevox.agents.slm.expressions import fix_function_definition
-from edgevox.agents.slm.labels import fix_label, fix_respelt_name
+from edgevox.agents.slm.labels import fix_label, fix_respelt_name, fix_unsaid_place
 from edgevox.agents.slm.named_values import fix_numbered_order, fix_swapped_named
 from edgevox.agents.slm.vocabulary import (
     changes_things,
@@ -271,9 +271,9 @@ def fix_room_fahrenheit(request: str, tool: Any, arguments: Mapping[str, Any]) -
 
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
-REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_respelt_name, fix_decimal, fix_unsaid_number,
-           fix_level_switched_off, fix_said_off, fix_percent_rate, fix_said_unit, fix_room_fahrenheit,
-           fix_swapped_named, fix_numbered_order, fix_currency_code, fix_function_definition)
+REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_respelt_name, fix_unsaid_place,
+           fix_decimal, fix_unsaid_number, fix_level_switched_off, fix_said_off, fix_percent_rate, fix_said_unit,
+           fix_room_fahrenheit, fix_swapped_named, fix_numbered_order, fix_currency_code, fix_function_definition)
 
 
 class UnitArgs(Hook):

@@ -37,14 +37,21 @@ cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets sock
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
 lawn lawns garden pool hedge rail rails
 """.split())
+#: capitalised words that name a time, not a place or a thing ("What about Friday?")
+TIME_NAMES = frozenset("""
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+september october november december christmas easter i
+""".split())
+#: parameters that hold a place's name, whatever its case ("location": "prague")
+PLACE_KEYS = frozenset("location city place town country region where".split())
 #: Services a home assistant is often asked for (generic knowledge, written here): a request
 #: naming one that no tool's vocabulary mentions asks for what no tool does
 SERVICES = frozenset("""
 remind reminder reminders taxi taxis uber cab takeaway takeout voicemail voicemails answerphone
-email emails recipe recipes
+email emails recipe recipes text texts sms
 """.split())
 #: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
-FILLERS = frozenset("uh um er erm hmm hey oh ok okay so well".split())
+FILLERS = frozenset("uh um er erm hmm ah hey oh ok okay so well".split())
 #: verbs many devices take: they do not say which device is meant
 ACTIONS = frozenset("""
 start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease
