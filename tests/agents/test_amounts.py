@@ -303,6 +303,15 @@ def test_a_step_said_before_its_unit_and_a_length_the_call_misheard():
     timer = ToolRegistry(Home().tools()).get("start_timer")
     fixed = fix_duration("timer for to hours twenty minutes", timer, {"hours": 20, "minutes": 5, "seconds": 0})
     assert fixed is not None and fixed["hours"] * 3600 + fixed["minutes"] * 60 + fixed["seconds"] == 2 * 3600 + 20 * 60
+    # session 22: "an hour" is one hour said, so the call's 1 is a number the request says
+    from edgevox.agents.slm.amounts import said_time_total
+
+    assert said_time_total("Timer, an hour and fifteen minutes, for the ham.") == 4500
+    assert fix_duration("Timer, an hour and fifteen minutes, for the ham.", timer,
+                        {"hours": 1, "minutes": 15, "seconds": 0}) is None
+    assert said_time_total("half an hour and ten minutes") is None  # a share: no plain total
+    assert fix_duration("half an hour and ten minutes", timer, {"minutes": 40}) is None
+    assert said_time_total("a timer for 15 minutes") == 900
 
 
 def test_halfway_is_the_middle_of_the_range():

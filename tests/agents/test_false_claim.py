@@ -47,6 +47,9 @@ CLAIMS = [
     "Back to previous track.",  # QWEN (dev12, session 20): "No wait, go back, I liked that.", no call
     "Next track.",
     "Playing.",
+    "The kitchen light is brighter.",  # a change said as a comparison (session 22)
+    "The music's a bit louder now.",
+    "The house is now warmer.",
 ]
 NOT_CLAIMS = [
     "I can't turn on the fan, there's no tool for it.",
@@ -58,6 +61,8 @@ NOT_CLAIMS = [
     "Paris is the capital of France.",
     "You're welcome!",
     "Sure, here's a joke: why did the tomato turn red?",
+    "The room is warmer than outside.",  # a comparison, no change
+    "The temperature is colder in the morning.",
 ]
 
 

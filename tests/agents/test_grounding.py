@@ -434,3 +434,5 @@ def test_dev14_the_news_a_text_and_an_hour_said_in_words():
                    {"hours": 8}, tools) is not None
     assert why_not("Set a timer for eight minutes.", reg.get("start_timer"), {"minutes": 8}, tools) is None
     assert why_not("What's new in New York weather?", reg.get("get_weather"), {"location": "New York"}, tools) is None
+    assert why_not("Put a wash on, forty degrees.", reg.get("set_thermostat"), {"temperature": 40}, tools) == "unrelated"
+    assert why_not("Add body wash to the shopping list.", reg.get("add_to_shopping_list"), {"item": "body wash"}, tools) is None

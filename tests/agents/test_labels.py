@@ -92,5 +92,5 @@ def test_a_place_the_request_names_fills_a_reader_left_empty():
     assert fix_unsaid_place("Weather in Paris.", weather, {"location": "Paris"}) is None  # said already
     assert fix_unsaid_place("Will it rain on Friday?", weather, {"location": None}) is None  # a day
     assert fix_unsaid_place("Is it cold in Rome or in Oslo?", weather, {"location": None}) is None  # two places
-    assert fix_unsaid_place("Weather in Melbourne.", weather, {}) is None  # left out: BFCL's right calls do this
+    assert fix_unsaid_place("Weather in Melbourne.", weather, {}) == {"location": "Melbourne"}  # left out
     assert fix_unsaid_place("Set the Kitchen light in Melbourne.", TOOLS["set_light"], {"room": ""}) is None  # acts

@@ -252,6 +252,11 @@ def test_an_order_that_names_a_tools_thing_is_never_made_to_answer_in_words(embe
     # session 13 (the weather/time/timer dicts): the word after the thing was taken for it
     assert commands_a_tool("Set a timer for 12 minutes for the pasta.", registry)
     assert not commands_a_tool("Set the table for four.", registry)
+    # dev14 (session 22): the thing and its new state is an order too
+    assert commands_a_tool("Right, I'm off to bed, lights out everywhere.", registry)
+    assert commands_a_tool("Heating on, please.", registry)
+    assert not commands_a_tool("I'm off to bed, good night.", registry)
+    assert not commands_a_tool("Are the lights off?", registry)  # a question
     be, agent, home = _gated([call("start_timer", minutes=6, seconds=30, label="eggs")], embedder)
     agent.run("Soft-boiled eggs, six and a half minutes, set a timer.")
     assert be.requests[0]["grammar"].strategy != "answer" and [t["seconds"] for t in home.timers] == [390]

@@ -278,6 +278,10 @@ def spread(total: float, units: Mapping[str, int]) -> dict[str, int] | None:
     return out if left == 0 else None
 
 
+#: words before "a"/"an" that make it a share of the unit, not one ("half an hour")
+_SHARE_WORDS = frozenset("half quarter third of".split())
+
+
 def said_time_total(request: str) -> float | None:
     """Seconds of the lengths said as "N <unit>" ("a hundred and fifty minutes" -> 9000, "2 hours
     10 minutes" -> 7800), when every number the request says is one of them; else None."""
@@ -285,7 +289,14 @@ def said_time_total(request: str) -> float | None:
     numbers = numbers_in(words)
     lengths = [value * SECONDS[unit] for i, value, width in numbers
                if (unit := (words[i + width] if i + width < len(words) else "").rstrip("s")) in SECONDS]
-    return sum(lengths) if lengths and len(lengths) == len(numbers) else None
+    if not lengths or len(lengths) != len(numbers):
+        return None
+    # "an hour and fifteen minutes" (dev13): one of a unit, said with its article; not a share
+    # of it ("half an hour", "a quarter of an hour": ``said_seconds`` reads those)
+    said_one = [i for i, w in enumerate(words) if w in SECONDS and i > 0 and words[i - 1] in ("a", "an")]
+    if any(i > 1 and words[i - 2] in _SHARE_WORDS or words[i + 1:i + 3] in (["and", "a"], ["and", "an"]) for i in said_one):
+        return None  # a share besides the lengths ("half an hour and ten minutes"): not a plain total
+    return sum(lengths) + sum(SECONDS[words[i]] for i in said_one)
 
 
 #: a transcript's homophone of a number right before a time unit ("timer for too hours", "a for

@@ -69,6 +69,11 @@ _CLAIM_RES = [
     # "Timer set for 5 minutes.", "Lights off in the hallway.", "Hallway lights are on."
     re.compile(rf"\b(?:timers?|lights?|lamps?|thermostat|heating|temperature|volume|music|song|track)\s+"
                rf"(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?(?:now\s+)?(?:{_VERBS}|on|off)\b"),
+    # a change said as a comparison: "The kitchen light is brighter.", "The music's a bit louder now."
+    # (a room only with "now": "The room is warmer than outside." compares, it claims nothing)
+    re.compile(r"\b(?:lights?|lamps?|heating|volume|music|song|(?:room|house|temperature)(?=\S*\s+(?:is\s+|are\s+)?now\b))"
+               r"(?:\s+(?:is|are)|'s)\s+(?:now\s+)?(?:a\s+(?:bit|little)\s+|much\s+|slightly\s+)?(?:brighter|dimmer"
+               r"|darker|warmer|cooler|hotter|colder|louder|quieter|softer)\b(?!\s+than\b)"),
 ]
 #: a device no light/timer/thermostat word names, put in a state or acted on: "The window is open.",
 #: "The fan's on now.", "I've locked the front door." (dev11, session 20: "And could you open the

@@ -187,6 +187,8 @@ def asks_another_service(request: str, tool: Any, *, anywhere: bool = False) -> 
 _ELSEWHERE = (
     re.compile(r"\b(?:to|in|on|into)\s+(?:my|the|our)\s+(calendar|diary|agenda|schedule)\b"),
     re.compile(r"\bthe\s+(news|headlines)\b"),  # "What's the news today?" (dev14; "news" alone stems to "new")
+    # the washing machine said by its work: "Put a wash on, forty degrees." (dev14: the heating set to 40)
+    re.compile(r"\b(?:put|start|run|do|stick|bung)\s+(?:a|the|another|on\s+a|on\s+the)\s+(?:quick\s+)?(wash|washing)\b"),
     # another list than the tool's ("Add ring the plumber to my to-do list.", dev12, session 20)
     re.compile(r"\b(?:to|in|on|onto)\s+(?:my|the|our)\s+(to[\s-]?do|todo|task|tasks|reading|packing|wish|bucket|chores?)\s+list\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"

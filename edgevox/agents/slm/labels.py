@@ -132,14 +132,14 @@ _IN_A_PLACE = re.compile(r"\b(?:in|for|at)\s+([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){
 def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments of a tool that reads (the weather) with the place the request names ("Will
     I need a brolly in Melbourne tomorrow?", dev14) where the call set its place, the tool's
-    first parameter, to nothing (the weather here, not there); None otherwise. Not a day ("on
-    Friday") nor a room; not a place parameter among others ("city" of a sales tax) nor one
-    the call leaves out (BFCL's right calls do both)."""
+    first parameter, to nothing or left it out (the weather here, not there); None otherwise.
+    Not a day ("on Friday") nor a room; not a place parameter among others ("city" of a sales
+    tax: BFCL's right calls leave those out)."""
     if changes_things(tool):
         return None
     params = list(properties(tool))
     empty = [k for k in params[:1] if k.lower() in PLACE_KEYS and not enum_of(properties(tool)[k])
-             and k in arguments and arguments[k] in (None, "")]
+             and arguments.get(k) in (None, "")]
     names = [m.group(1) for m in _IN_A_PLACE.finditer(request)
              if not {w.lower() for w in m.group(1).split()} & (TIME_NAMES | HOME_PLACES)]
     if len(empty) != 1 or len(set(names)) != 1:

@@ -408,13 +408,16 @@ _ORDER = re.compile(r"\b(?:set|start|turn|switch|put|play|add|cancel|stop|dim)\s
                     r"(?:a|an|the|my|our|some|that|this)?\s*(?:([a-z]+)\s+)?([a-z]+)\b")
 #: words after the ordered thing: "set a timer for 12 minutes" orders the timer, not "for"
 _AFTER_THING = frozenset({"for", "to", "in", "on", "at", "of", "with", "and", "from"})
+#: an order said as the thing and its new state: "lights out everywhere", "heating on, please"
+#: (dev14: "Right, I'm off to bed, lights out everywhere." was made to answer in words)
+_SWITCHED = re.compile(r"\b([a-z]+)\s+(?:on|off|out)\b")
 
 
 def ordered_tools(request: str, registry: Any) -> set[str]:
     """The tools whose thing the request orders by name ("..., set a timer." -> both timer
     tools); none for a question ("How do I set a timer on my phone?")."""
     ordered = {stem(m.group(1) if m.group(2) in _AFTER_THING and m.group(1) else m.group(2))
-               for m in _ORDER.finditer(request.lower())}
+               for m in _ORDER.finditer(request.lower())} | {stem(m.group(1)) for m in _SWITCHED.finditer(request.lower())}
     if not ordered or is_question(request):
         return set()
     return {t.name for t in registry if ordered & (target_words(t) - UNITS)}
