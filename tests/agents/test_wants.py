@@ -45,6 +45,9 @@ def planned(text, registry, previous=None):
     # dev7 (session 10): a likeness ("like a cave") switched the light off
     ("The office is like a cave.", ("set_light", {"room": "office", "on": True})),
     ("it's like a dungeon in the bedroom", ("set_light", {"room": "bedroom", "on": True})),
+    # dev14 (session 21): answered in words; the room is the one the hob stands in
+    ("I can barely see the hob.", ("set_light", {"room": "kitchen", "on": True})),
+    ("I can barely see the bath or the bed.", None),  # two rooms: no room said
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     assert planned(text, home) == expected
@@ -115,6 +118,16 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
 ])
 def test_out_of_something_puts_it_on_the_list(home, text, item):
     assert planned(text, home) == (("add_to_shopping_list", {"item": item}) if item else None)
+
+
+@pytest.mark.parametrize(("text", "item"), [
+    ("scratch bread of the list", "bread"),  # dev14 (session 21): "scratch bread" added
+    ("Cross the eggs off my shopping list.", "eggs"),
+    ("cross milk and eggs off the list", None),  # several: the model's
+    ("Tick off the first thing on my to-do list.", None),  # another list
+])
+def test_struck_off_the_list_takes_it_off(home, text, item):
+    assert planned(text, home) == (("remove_from_shopping_list", {"item": item}) if item else None)
 
 
 @pytest.mark.parametrize(("text", "query", "expected"), [

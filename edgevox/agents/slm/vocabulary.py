@@ -37,6 +37,14 @@ cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets sock
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
 lawn lawns garden pool hedge rail rails
 """.split())
+#: things that stand in one room of most homes (generic knowledge, written here): "I can barely
+#: see the hob." is about the kitchen's light
+ROOM_OF = {
+    "hob": "kitchen", "stove": "kitchen", "cooker": "kitchen", "worktop": "kitchen", "worktops": "kitchen",
+    "countertop": "kitchen", "chopping board": "kitchen", "bed": "bedroom", "wardrobe": "bedroom",
+    "desk": "office", "keyboard": "office", "sofa": "living room", "couch": "living room",
+    "shower": "bathroom", "bathtub": "bathroom", "bath": "bathroom", "workbench": "garage",
+}
 #: capitalised words that name a time, not a place or a thing ("What about Friday?")
 TIME_NAMES = frozenset("""
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july august

@@ -59,6 +59,7 @@ from edgevox.agents.slm.vocabulary import (
     DEVICES,
     FILLERS,
     GENERIC,
+    ROOM_OF,
     SERVICES,
     WORD,
     boolean_params,
@@ -167,6 +168,10 @@ def _place(request: str, tool: Any) -> tuple[str, str] | None:
     said = f" {' '.join(WORD.findall(request.lower()))} "
     hits = [(k, v) for k, s in properties(tool).items() for v in enum_of(s)
             if isinstance(v, str) and v.strip() and f" {v.lower()} " in said]
+    if not hits:  # "I can barely see the hob." (dev14): the room of the thing named
+        rooms = {room for thing, room in ROOM_OF.items() if f" {thing} " in said}
+        hits = [(k, v) for k, s in properties(tool).items() for v in enum_of(s)
+                if isinstance(v, str) and v.lower() in rooms] if len(rooms) == 1 else []
     return max(hits, key=lambda kv: len(kv[1])) if len({k for k, _ in hits}) == 1 else None
 
 
@@ -273,10 +278,20 @@ _LAST_OF = re.compile(r"\bthe\s+last\s+of\s+(?:the\s+|our\s+|my\s+)?([a-z][a-z' 
                       r"(?:went|is\s+gone|has\s+gone|gone|got\s+used|was\s+used|ran\s+out|is\s+finished|has\s+run\s+out)\b")
 
 
+#: "scratch bread off the list", "Cross the eggs off my list." (dev14: "scratch bread of the list"
+#: added "scratch bread"); one item only (several are left to the model)
+_OFF_LIST = re.compile(r"\b(?:scratch|cross|strike|knock|rub|tick)\s+(?:the\s+|our\s+|my\s+)?([a-z][a-z' -]*?)\s+"
+                       r"(?:off|of|from)\s+(?:the|my|our)\s+(?:shopping\s+|grocery\s+)?list\b")
+
+
 def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it.
-    "We need more X" only when X is no word of any tool nor a device ("more light" is the lamp's)."""
+    "We need more X" only when X is no word of any tool nor a device ("more light" is the lamp's).
+    "Scratch X off the list." -> the one tool that removes an item from a list, with X."""
     low = request.lower().replace("’", "'")
+    off = _OFF_LIST.search(low)
+    if off and not re.search(r"\band\b|,", off.group(1)) and (remover := list_tool(registry, "remove|delete")):
+        return remover[0], {remover[1]: off.group(1).strip()}
     m = _OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low) or _ALL_GONE.search(low)
     if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
@@ -364,11 +379,17 @@ COMPOUNDS = frozenset({"salt and pepper", "mac and cheese", "fish and chips", "s
 ITEM_NOTE = 'Add the next item the user listed: "{item}".'
 
 
+def list_tool(registry: Any, verbs: str) -> tuple[Any, str] | None:
+    """(the one tool whose name opens on one of ``verbs`` ("add", "remove|delete") and that
+    is for a list, its one required parameter), or None."""
+    found = [t for t in registry if re.match(rf"(?:{verbs})(?:\b|_)", t.name.lower()) and stem("list") in target_words(t)
+             and len((t.parameters or {}).get("required") or ()) == 1]
+    return (found[0], found[0].parameters["required"][0]) if len(found) == 1 else None
+
+
 def list_adder(registry: Any) -> tuple[Any, str] | None:
     """(the one tool that adds an item to a list, its one required parameter), or None."""
-    adders = [t for t in registry if re.match(r"add\b|add_", t.name.lower()) and stem("list") in target_words(t)
-              and len((t.parameters or {}).get("required") or ()) == 1]
-    return (adders[0], adders[0].parameters["required"][0]) if len(adders) == 1 else None
+    return list_tool(registry, "add")
 
 
 #: where a request lists what goes on a list: "add X and Y to the list", "shopping list: X and Y"
