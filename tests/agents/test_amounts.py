@@ -162,7 +162,6 @@ def test_a_setters_number_the_request_does_not_say_is_the_one_it_says():
     for text, args in [
         ("Make it twenty one and a half degrees.", {"temperature": 21.5}),   # a half the numbers do not say
         ("Thermostat to 20 or 21.", {"temperature": 22}),                    # two numbers: which is not ours
-        ("Kitchen light at forty percent.", {"room": "kitchen", "on": True, "brightness": 45}),  # a unit
         ("Thermostat, twenty degrees.", {"temperature": 20}),                # already said
         ("Office light 2 on.", {"room": "office", "on": True}),              # no number held
     ]:
@@ -216,7 +215,8 @@ def test_hundreds_in_words_and_a_plain_length_the_call_lost():
     # dev10 (session 11): 150 minutes -> 105 minutes, a number never said
     assert fix_duration("A hundred and fifty minutes on the timer, please.", timer,
                         {"minutes": 105, "hours": 0, "seconds": 0}) == {"hours": 2, "minutes": 30, "seconds": 0}
-    assert fix_duration("Timer 2 hours 10 minutes.", timer, {"hours": 10, "minutes": 2}) is None  # the numbers said: unit_args'
+    # each number said with its unit: their sum (session 22; move_units, which runs first, does the same)
+    assert fix_duration("Timer 2 hours 10 minutes.", timer, {"hours": 10, "minutes": 2}) == {"hours": 2, "minutes": 10}
     assert fix_duration("Timer 20 minutes, for 4 people.", timer, {"minutes": 25}) is None  # another number said
 
 
@@ -287,6 +287,14 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert fix_unsaid_number("Heating to twenty-four... no, sorry, twenty-two.", heating,
                              {"temperature": 24, "unit": "celsius"})["temperature"] == 22
     assert fix_unsaid_number("Heating to twenty-four please.", heating, {"temperature": 24}) is None
+    # dev15 (session 22): a percent is said of a brightness counted to 100; a way and a bare number is a step
+    light = tools.get("set_light")
+    assert fix_unsaid_number("Kitchen lights to sixty, no, wait, eighty percent.", light,
+                             {"room": "kitchen", "on": True, "brightness": 60})["brightness"] == 80
+    assert fix_unsaid_number("Kitchen light at forty percent.", light, {"room": "kitchen", "brightness": 45})["brightness"] == 40
+    assert fix_unsaid_number("Knock it down three.", heating, {"temperature": 67, "unit": "fahrenheit"}) is None
+    assert fix_duration("set a timer for to minutes and thirty seconds for the green tea", timer,
+                        {"minutes": 30, "seconds": 30, "hours": 0}) == {"minutes": 2, "seconds": 30, "hours": 0}
     # dev14 (session 21): "hang on" takes back too, and "twenty's" keeps its number
     assert corrected("Timer for ten, hang on, fifteen minutes.") == "timer for fifteen minutes"
     assert corrected("Make it thirty, no, twenty's plenty.") == "make it twenty s plenty"
@@ -299,6 +307,7 @@ def test_a_step_said_before_its_unit_and_a_length_the_call_misheard():
     assert said_step("Give me one more degree.") == 1
     assert said_step("Two degrees cooler.") == 2 and said_step("drop it by three") == 3
     assert said_step("Thermostat, twenty degrees.") is None  # the level, no way said
+    assert said_step("Knock it down three.") == 3 and said_step("Turn it down to three.") is None  # dev15
     # dev14: "to hours" heard for "two hours"; the model held 20 hours, a number said, and 5, one never said
     timer = ToolRegistry(Home().tools()).get("start_timer")
     fixed = fix_duration("timer for to hours twenty minutes", timer, {"hours": 20, "minutes": 5, "seconds": 0})

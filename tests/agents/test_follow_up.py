@@ -174,6 +174,9 @@ def test_a_step_alone_moves_the_one_number_the_call_set():
     assert retarget_step("Knock it down two degrees.", thermostat, {"temperature": 20, "unit": "celsius"}) == {
         "temperature": 18, "unit": "celsius"}
     assert retarget_step("Up ten percent.", light, {"room": "kitchen", "brightness": 50})["brightness"] == 60
+    # dev15 (session 22): a remark on the room before the step
+    assert retarget_step("Hmm, still chilly. Bump that up two more.", thermostat, {"temperature": 20}) == {"temperature": 22}
+    assert retarget_step("Kitchen light. Up two.", thermostat, {"temperature": 20}) is None  # names another thing
     for text, tool, before in [("Two degrees warmer in the bedroom.", thermostat, {"temperature": 20}),  # says more
                                ("Twenty two.", thermostat, {"temperature": 20}),  # no way: a level
                                ("Brighter by seventy.", light, {"room": "kitchen", "brightness": 50}),  # past the top

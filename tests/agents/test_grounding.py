@@ -436,3 +436,19 @@ def test_dev14_the_news_a_text_and_an_hour_said_in_words():
     assert why_not("What's new in New York weather?", reg.get("get_weather"), {"location": "New York"}, tools) is None
     assert why_not("Put a wash on, forty degrees.", reg.get("set_thermostat"), {"temperature": 40}, tools) == "unrelated"
     assert why_not("Add body wash to the shopping list.", reg.get("add_to_shopping_list"), {"item": "body wash"}, tools) is None
+
+
+def test_dev15_a_later_call_with_a_length_nobody_said_and_a_heard_homophone():
+    from edgevox.agents.slm.grounding import invents_a_length
+    from edgevox.agents.slm.vocabulary import heard_words
+
+    timer = ToolRegistry(Home().tools()).get("start_timer")
+    # dev15 (session 22): a one-hour timer for "film" after the light's call
+    assert invents_a_length("Living room lights at half, the film's starting.", timer, {"hours": 1, "label": "film"})
+    assert invents_a_length("Do the same in the office while you're at it.", timer, {"hours": 1})
+    assert not invents_a_length("Lights to 50 percent and a timer for 10.", timer, {"minutes": 10})
+    assert not invents_a_length("Kitchen light on and start a ten minute timer.", timer, {"minutes": 10})
+    assert not invents_a_length("Living room lights at half.", timer, {"hours": 0, "minutes": 0})  # no length held
+    # dev15: "whats the whether in boston" was answered in words
+    assert heard_words("whats the whether in boston") == "whats the weather in boston"
+    assert heard_words("I wonder whether it matters.") == "I wonder whether it matters."

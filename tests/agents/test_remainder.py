@@ -80,6 +80,19 @@ def test_parts_already_called_devices_no_tool_serves_and_one_item_lists_get_no_e
     assert len(be.requests) == 1 and home.shopping == ["salt and pepper"]
 
 
+def test_the_rest_of_a_request_never_goes_to_the_tool_that_undoes_the_call_just_made(embedder):
+    # dev15 (session 22): the rest of the list sat nearest the remover, which ran
+    be, agent, home = _home([call("add_to_shopping_list", item="oat milk")], embedder)
+    r = agent.run("Stick oat milk and a jar of honey on the shopping list.")
+    assert [c.name for c in r.calls if c.dispatched].count("remove_from_shopping_list") == 0, r.calls
+    assert "oat milk" in home.shopping
+    remainder = Remainder()
+    assert not remainder._undoes(agent_ctx := type("C", (), {"registry": agent.registry})(), "add_to_shopping_list",
+                                 {"remove_from_shopping_list"}, "milk on the list")
+    assert remainder._undoes(agent_ctx, "remove_from_shopping_list", {"add_to_shopping_list"}, "a jar of honey on the list")
+    assert not remainder._undoes(agent_ctx, "remove_from_shopping_list", {"add_to_shopping_list"}, "take the eggs off")
+
+
 def test_a_story_names_the_lookups_its_sentences_plainly_ask_for(embedder):
     # session 17 (BFCL parallel_multiple stories answered with a made-up result): what the own
     # layout is told when such a first hop answered in words (tests/agents/test_own_layout.py)

@@ -48,6 +48,10 @@ def planned(text, registry, previous=None):
     # dev14 (session 21): answered in words; the room is the one the hob stands in
     ("I can barely see the hob.", ("set_light", {"room": "kitchen", "on": True})),
     ("I can barely see the bath or the bed.", None),  # two rooms: no room said
+    # dev15 (session 22): turned up, played "paws", turned down (a level is said)
+    ("The music's way too loud, I can't hear myself think.", ("set_volume", {"change": "down"})),
+    ("paws the music", ("media_control", {"action": "pause"})),
+    ("Bit softer than that, say 30 percent.", None),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     assert planned(text, home) == expected
@@ -166,6 +170,9 @@ def test_the_players_action_the_request_says(home, text, action, expected):
 
 
 def test_items_listed_in_one_call():
+    # dev15 (session 22): an amount before an item is not its name (five words were too many)
+    assert listed_items("Stick oat milk and a bag of basmati rice on the shopping list.", "oat milk") == [
+        "oat milk", "basmati rice"]
     assert listed_items("Add apples and peanut butter to my shopping list.", "apples and peanut butter") == \
         ["apples", "peanut butter"]
     assert listed_items("Shopping list: batteries and bin bags.", "batteries and bin bags") == ["batteries", "bin bags"]

@@ -132,7 +132,7 @@ def spoken_numbers(request: str) -> list[float]:
 
 
 #: a number after these is the level to reach ("up to 23 degrees"), not a step
-_TO_A_LEVEL = frozenset("to at on of".split())
+_TO_A_LEVEL = frozenset("to at on of say".split())  # "say 30 percent" (dev15) names a level
 #: words that say a way to move (a number said with them and a unit is a step)
 #: the words of a way up and of a way down ("two degrees warmer", "another notch down")
 UP_WORDS = frozenset("up higher warmer hotter more louder brighter".split())
@@ -144,8 +144,8 @@ _STEP_UNITS = frozenset("degree degrees percent notch notches point points step 
 
 def said_step(request: str) -> float | None:
     """The one step a request says with its unit and a way ("Two degrees cooler." -> 2, "one
-    more degree"), or last after "by" ("drop it by three"), when that is the only number it
-    says; else None."""
+    more degree"), or last after "by" or a way ("drop it by three", "knock it down three"),
+    when that is the only number it says; else None."""
     words = TOKEN.findall(request.lower().replace("-", " "))
     if not set(words) & _WAYS:
         return None  # "Thermostat, twenty degrees." is the level
@@ -158,8 +158,8 @@ def said_step(request: str) -> float | None:
         if after[:1] and after[0] in _WAYS and after[1:] and after[1] in _STEP_UNITS:
             steps.append(n[0])  # "one more degree" (dev14), whatever comes before it
         elif (i == 0 or (number_at(words, i - 1, articles=False) is None and words[i - 1] not in _TO_A_LEVEL)) and (
-                after[:1] and after[0] in _STEP_UNITS or (i > 0 and words[i - 1] == "by" and not after)):
-            steps.append(n[0])  # "Two degrees cooler.", "drop it by three" (dev13)
+                after[:1] and after[0] in _STEP_UNITS or (i > 0 and words[i - 1] in _WAYS and not after)):
+            steps.append(n[0])  # "Two degrees cooler.", "drop it by three" (dev13), "Knock it down three." (dev15)
     return steps[0] if len(steps) == 1 and len(spoken_numbers(request)) == 1 else None
 
 
@@ -201,13 +201,16 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
         return None  # "Two degrees cooler." says a step, not the level
     key, _ = held[0]
     number = f"{said[0]:g}"
-    if re.search(rf"\b(?:{TIME_UNITS}|days?|weeks?|percent|half|quarters?|point)\b|%",
+    schema = properties(tool).get(key)
+    bounds = value_range(schema) if schema is not None else None
+    # a percent is a rate the call may hold as a fraction ("10 %" -> 0.1), unless the parameter
+    # is itself counted up to 100 ("Kitchen lights to sixty, no, wait, eighty percent.", dev15)
+    percent = "" if bounds is not None and bounds[0] in (0, 1) and bounds[1] == 100 else "|percent"
+    if re.search(rf"\b(?:{TIME_UNITS}|days?|weeks?{percent}|half|quarters?|point)\b|%",
                  request.lower()) or said_shares(request) or any(
             isinstance(v, str) and number in v for v in arguments.values()):
         return None  # a length the call may hold in another unit ("3 minutes" -> 180 s); a share ("two
         # thirds" -> 67: the "two" is not the level); a number of a name
-    schema = properties(tool).get(key)
-    bounds = value_range(schema) if schema is not None else None
     if schema is None or not _numeric(schema) or (bounds and not bounds[0] <= said[0] <= bounds[1]):
         return None
     return {**arguments, key: int(said[0]) if float(said[0]).is_integer() else said[0]}
@@ -319,17 +322,16 @@ def heard_numbers(request: str) -> str:
 
 def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the duration the request says in words, or None when they hold it
-    already (or the request says none we read). The plain "N minutes" only where the call's
-    numbers are none of the request's ("a hundred and fifty minutes" -> 105 minutes) or one
-    of them is a number the request never says."""
+    already (or the request says none we read): a fraction ("an hour and a half"), hours then
+    minutes ("one hour twenty"), or lengths each said with its unit ("a hundred and fifty
+    minutes" -> 105 minutes before)."""
     request = heard_numbers(request)
     units = _time_params(tool)
     total = (said_seconds(request) or said_hours_minutes(request)) if units else None
-    numbers_held = {float(v) for k, v in arguments.items() if k in units and isinstance(v, (int, float)) and v}
-    if units and total is None and (plain := said_time_total(request)) and (
-            not numbers_held & said_numbers(request) or not numbers_held <= said_numbers(request)):
-        total = plain  # or where the call holds a number the request never says ("timer for to hours
-        # twenty minutes" -> 20 hours 5 seconds, dev14)
+    if units and total is None:
+        total = said_time_total(request)  # every number said is a length with its unit: their sum
+        # ("timer for to hours twenty minutes" -> 20 hours 5 seconds, dev14; "to minutes and thirty
+        # seconds" -> 30 minutes 30 seconds, dev15)
     if total is None:
         return None
     held = sum(float(v) * units[k] for k, v in arguments.items()

@@ -39,6 +39,7 @@ from edgevox.agents.slm.vocabulary import (
     FILLERS,
     PLACE_KEYS,
     TIME_NAMES,
+    UNDOERS,
     WORD,
     enum_of,
     is_number,
@@ -147,11 +148,22 @@ by knock bump turn put take bring go on nudge push notch notches points point ju
 """.split())
 
 
+#: the words of a remark on how a room feels or sounds, said before a step
+_REMARK = FILLERS | frozenset("""
+still too bit a little so very really it's its it is quite getting rather bloody way far nope no not yet
+chilly cold cool freezing nippy warm hot boiling stuffy dark dim gloomy bright glaring loud quiet noisy
+""".split())
+
+
 def retarget_step(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with the one number the previous call set moved by the one step ``text``
     says with its way and nothing else ("Up two degrees." after the thermostat at 19 -> 21;
     "drop it by three" after 70 Fahrenheit -> 67), or None. The model read these alone and
-    reached for another tool (dev12, dev13: 3 of 3 missed)."""
+    reached for another tool (dev12, dev13: 3 of 3 missed). A remark before it on how the room
+    feels ("Hmm, still chilly. Bump that up two more.", dev15) is no other order."""
+    sentences = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
+    if len(sentences) > 1 and all(set(TOKEN.findall(p.lower().replace("’", "'"))) <= _REMARK for p in sentences[:-1]):
+        text = sentences[-1]
     numbers = spoken_numbers(text)
     words = TOKEN.findall(text.lower().replace("-", " "))
     up, down = bool(set(words) & _STEP_UP), bool(set(words) & _STEP_DOWN)
@@ -175,8 +187,6 @@ _UNDO = re.compile(r"^\W*(?:(?:actually|no|nah|oh|wait|hmm|um|uh|sorry|ok|okay|o
                    r"(?:\W+(?:they|it|that|we|i)(?:'re|'s|'ve|'m|\s+are|\s+is|\s+was|\s+were|\s+have)\s+"
                    r"(?:done|ready|finished|cooked|sorted|out|fine|over)(?:\s+(?:already|now|early))?)?"
                    r"(?:\W+(?:again|actually|then|please|now|after\s+all|i(?:'ve)?\s+changed\s+my\s+mind|never\s+mind))*\W*$")
-#: the first word of a tool's name that undoes what another tool of the same thing made
-_UNDOERS = frozenset({"cancel", "remove", "delete", "stop", "clear"})
 
 
 def undo(text: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tuple[Any, dict[str, Any]] | None:
@@ -187,7 +197,7 @@ def undo(text: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> t
     if not _UNDO.match(text.lower()):
         return None
     things = target_words(tool)
-    undoers = [t for t in registry if t.name != tool.name and t.name.split("_")[0].lower() in _UNDOERS
+    undoers = [t for t in registry if t.name != tool.name and t.name.split("_")[0].lower() in UNDOERS
                and target_words(t) & things]
     if len(undoers) != 1:
         return None

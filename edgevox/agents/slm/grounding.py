@@ -59,6 +59,7 @@ from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import (
     DOWN_WORDS,
     JOIN,
+    SECONDS,
     TIME_UNITS,
     UP_WORDS,
     said_numbers,
@@ -568,6 +569,21 @@ def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: l
     return False
 
 
+_SAYS_A_LENGTH = re.compile(rf"\b(?:{TIME_UNITS}|hrs?)\b")
+#: a number that is a level, not a length ("at 50 percent", "twenty degrees")
+_A_LEVEL = re.compile(r"[\w-]+\s*(?:%|per\s*cent\b|degrees?\b)")
+
+
+def invents_a_length(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
+    """Does a call hold a length (hours/minutes/seconds) where the request says no time unit
+    and no number but a level's? "Living room lights at half, the film's starting." made the light's call
+    and then a one-hour timer for "film" (dev15), and the timer again for "Do the same in the
+    office"; the later calls of a turn are not grounded, so this is checked on its own."""
+    lengths = [v for k, v in arguments.items() if k.lower().rstrip("s") in SECONDS and is_number(v) and v]
+    low = request.lower()
+    return bool(lengths) and not _SAYS_A_LENGTH.search(low) and not said_numbers(_A_LEVEL.sub(" ", low))
+
+
 def _withdrawn(call: Any, why: str) -> HookResult:
     """The call taken back before it runs: the hop goes on (a ``withdrawn`` result, not a block
     that ends the turn in words)."""
@@ -620,6 +636,8 @@ class Grounding(Hook):
             # one action asked, and the hop's next call of the tool undoes the one before it or
             # moves to a place the request never says: taken back, the hop goes on
             return _withdrawn(call, "strays from the hop's call before it")
+        if (earlier or ctx.successes()) and invents_a_length(ctx.text, tool, call.arguments):
+            return _withdrawn(call, "holds a length the request never says")
         approved.append((tool.name, dict(call.arguments)))
         if ctx.successes():
             return repaired  # after a success the turn is on track

@@ -45,6 +45,7 @@ from edgevox.agents.slm.vocabulary import (
     changes_things,
     content_words,
     enum_of,
+    heard_words,
     properties,
     stem,
     target_words,
@@ -281,7 +282,7 @@ class RelevanceGate(Hook):
             return None  # not embedded at all unless a caller asks for it after an action
         if "relevance" not in st:
             index = self.index(ctx.registry) if len(ctx.registry) else None
-            st["relevance"] = None if index is None else index.relevance(ctx.text)
+            st["relevance"] = None if index is None else index.relevance(heard_words(ctx.text))
         return st["relevance"]
 
     def _unreported(self, ctx: TurnContext, rel: Relevance) -> bool:

@@ -35,7 +35,14 @@ from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.grounding import is_question, unserved_devices
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
-from edgevox.agents.slm.vocabulary import changes_things, may_act
+from edgevox.agents.slm.vocabulary import (
+    UNDO_WORDS,
+    UNDOERS,
+    WORD,
+    changes_things,
+    may_act,
+    target_words,
+)
 
 #: the note of the extra hop (never stored in the session)
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
@@ -71,11 +78,22 @@ class Remainder(Hook):
             names = (name,) if sim - near >= self.lead else (name, other) if other and other not in called else ()
             if self.readers_only:
                 names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
+            names = tuple(n for n in names if not self._undoes(ctx, n, called, part))
             if not names or len(part.split()) > MAX_PART_WORDS or unserved_devices(part, tools) or (
                     is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
             return names, part
         return None
+
+    @staticmethod
+    def _undoes(ctx: TurnContext, name: str, called: set[str], part: str) -> bool:
+        """Would ``name`` undo a call of the turn (remove from the list just added to) when
+        the part says no undoing? The rest of "Stick oat milk and a bag of basmati rice on the
+        shopping list." sat nearest the remover (dev15: 2 of 2 such parts)."""
+        tool = ctx.registry.get(name)
+        if tool is None or name.split("_")[0].lower() not in UNDOERS or set(WORD.findall(part.lower())) & UNDO_WORDS:
+            return False
+        return any((other := ctx.registry.get(n)) is not None and target_words(other) & target_words(tool) for n in called)
 
     def asked_tools(self, ctx: TurnContext) -> set[str] | None:
         """The tools parts of the request are clearly for (margin at least ``call_above``;

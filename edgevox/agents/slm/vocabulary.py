@@ -45,6 +45,10 @@ ROOM_OF = {
     "desk": "office", "keyboard": "office", "sofa": "living room", "couch": "living room",
     "shower": "bathroom", "bathtub": "bathroom", "bath": "bathroom", "workbench": "garage",
 }
+#: the first word of a tool's name that undoes what another tool of the same thing made
+UNDOERS = frozenset({"cancel", "remove", "delete", "stop", "clear"})
+#: words a request says to undo or take away ("take the milk off", "scratch the eggs")
+UNDO_WORDS = UNDOERS | frozenset("off scratch cross strike scrap kill drop ditch undo forget rid".split())
 #: capitalised words that name a time, not a place or a thing ("What about Friday?")
 TIME_NAMES = frozenset("""
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
@@ -117,7 +121,9 @@ IDIOMS = re.compile(
     r"|\b(?:someone|somebody|someone's|somebody's|there's\s+someone|there's\s+somebody|who's|someone\s+is|somebody\s+is)"
     r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b"
     r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|(?:a\s+|some\s+|another\s+)?games?"
-    r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b")
+    r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b"
+    # "I can't hear myself think" (dev15) says it is too loud, not too quiet
+    r"|\b(?:can't|cannot|can\s+not)\s+hear\s+myself\s+think\b")
 
 
 def one_edit_apart(a: str, b: str) -> bool:
@@ -130,6 +136,19 @@ def one_edit_apart(a: str, b: str) -> bool:
         return sum(x != y for x, y in zip(a, b, strict=True)) == 1
     short, long_ = sorted((a, b), key=len)
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+#: a transcript's homophone of a tool's word, where the sentence leaves one reading ("whats the
+#: whether in boston", dev15: answered in words)
+HEARD = ((re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
+         (re.compile(r"\bwhether\s+(forecast|report|like|today|tomorrow|in|for)\b"), r"weather \1"))
+
+
+def heard_words(text: str) -> str:
+    """``text`` with the homophones of ``HEARD`` read as the word meant."""
+    for pattern, meant in HEARD:
+        text = pattern.sub(meant, text)
+    return text
 
 
 def without_idioms(text: str) -> str:

@@ -130,7 +130,7 @@ _NUDGES = frozenset("nudge bump push knock crank kick pump inch edge tick".split
 def wanted(request: str) -> tuple[str | None, int, bool] | None:
     """(quantity or None for a bare way, +1 more / -1 less, is it a complaint about a state)
     the request wants, or None."""
-    low = request.lower().replace("’", "'")
+    low = without_idioms(request.replace("’", "'"))
     if (_OUTSIDE.search(low) or is_question(request) or (said_numbers(request) and said_step(request) is None)
             or _OTHER_VERBS & set(WORD.findall(low))):
         return None
@@ -309,6 +309,7 @@ TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "re
              # dev11 (session 19): "Next tune, please." / "Start the music up again from where it
              # stopped." -> play_music("next") / ("up"); "Back up one track." -> a timer
              "next": "next", "where it stopped": "play", "up again": "play", "back up one": "previous",
+             "paws the": "pause", "paws it": "pause",  # a transcript's "paws the music" (dev15) played "paws"
              # dev12 (session 20): "Play the song before this one again." -> play_music("song before
              # this one again"); "Get the tunes going again where they left off." -> play_music("tunes")
              "before this one": "previous", "the one before": "previous", "going again": "play"}
@@ -400,6 +401,11 @@ _LISTED = (re.compile(r"\b(?:add|put|get|buy|stick|pop)\s+(.+?)\s+(?:to|on|onto)
            re.compile(r"\blist\s*[:,]\s*(?:add\s+)?(.+?)\s*[.!?]*$"))
 
 
+#: how much of an item, said before it ("a bag of basmati rice", dev15): not part of its name
+_AMOUNT_OF = re.compile(r"^(?:a|an|some|two|three|a\s+couple\s+of)\s+(?:(?:bag|box|packet|pack|tin|can|bottle|jar|loaf|loaves"
+                        r"|carton|bunch|tub|pot|punnet|dozen)s?\s+of\s+)?")
+
+
 def listed_items(request: str, value: Any) -> list[str] | None:
     """"apples and peanut butter" -> ["apples", "peanut butter"]: the items the request lists
     where the call's value is one of them or all ("Put bananas and oat milk on the list." with
@@ -418,7 +424,7 @@ def listed_items(request: str, value: Any) -> list[str] | None:
     span = " ".join(WORD.findall(span)) if "," not in span else span.strip(" .")
     if span in COMPOUNDS:
         return None
-    items = [p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", span) if p.strip()]
+    items = [_AMOUNT_OF.sub("", p.strip()) for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", span) if p.strip()]
     if len(items) < 2 or any(not 1 <= len(WORD.findall(i)) <= 3 for i in items):
         return None
     return items
