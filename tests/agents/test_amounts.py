@@ -308,6 +308,12 @@ def test_a_step_said_before_its_unit_and_a_length_the_call_misheard():
     assert said_step("Two degrees cooler.") == 2 and said_step("drop it by three") == 3
     assert said_step("Thermostat, twenty degrees.") is None  # the level, no way said
     assert said_step("Knock it down three.") == 3 and said_step("Turn it down to three.") is None  # dev15
+    assert said_step("Hmm, still chilly. Bump that up two more.") == 2
+    from edgevox.agents.slm.amounts import fix_said_level
+
+    volume = ToolRegistry(Home().tools()).get("set_volume")
+    assert fix_said_level("Louder than that, go to seventy percent.", volume, {"change": "up", "level": None})["level"] == 70
+    assert fix_said_level("Louder than that.", volume, {"change": "up", "level": None}) is None
     # dev14: "to hours" heard for "two hours"; the model held 20 hours, a number said, and 5, one never said
     timer = ToolRegistry(Home().tools()).get("start_timer")
     fixed = fix_duration("timer for to hours twenty minutes", timer, {"hours": 20, "minutes": 5, "seconds": 0})

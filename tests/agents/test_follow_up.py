@@ -195,6 +195,16 @@ def test_scripted_a_step_after_the_thermostat_moves_it_and_no_later_repair_takes
     assert be.requests[1]["grammar"].strategy == "single"
 
 
+def test_scripted_a_step_after_a_remark_on_the_room_moves_the_thermostat():
+    # dev15 (session 22): planned right, then grounding blocked it ("chilly" shares no word)
+    be = ScriptedBackend([call("set_thermostat", temperature=20, unit="celsius"),
+                          call("set_thermostat", temperature=22, unit="celsius"), "Done."], preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    agent.run("Make it twenty degrees Celsius in the house, would you.")
+    r = agent.run("Hmm, still chilly. Bump that up two more.")
+    assert [c.dispatched for c in r.calls] == [True] and home.thermostat_c == 22, r.calls
+
+
 @pytest.mark.model
 def test_on_the_real_model_a_step_after_the_thermostat_moves_it(qwen_backend):
     agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))

@@ -155,8 +155,8 @@ def said_step(request: str) -> float | None:
         if n is None:
             continue
         after = words[i + n[1]:i + n[1] + 2]
-        if after[:1] and after[0] in _WAYS and after[1:] and after[1] in _STEP_UNITS:
-            steps.append(n[0])  # "one more degree" (dev14), whatever comes before it
+        if after[:1] and after[0] in _WAYS and (after[1:] and after[1] in _STEP_UNITS or not after[1:]):
+            steps.append(n[0])  # "one more degree" (dev14), "Bump that up two more." (dev15), whatever comes before it
         elif (i == 0 or (number_at(words, i - 1, articles=False) is None and words[i - 1] not in _TO_A_LEVEL)) and (
                 after[:1] and after[0] in _STEP_UNITS or (i > 0 and words[i - 1] in _WAYS and not after)):
             steps.append(n[0])  # "Two degrees cooler.", "drop it by three" (dev13), "Knock it down three." (dev15)
@@ -494,8 +494,9 @@ def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
               if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
     for part in JOIN.split(request.lower()):
         said = f" {' '.join(WORD.findall(part))} "
-        if not ({stem(w) for w in WORD.findall(part)} & targets or any(f" {v} " in said for v in chosen)):
-            continue
+        if not ({stem(w) for w in WORD.findall(part)} & targets or any(f" {v} " in said for v in chosen)
+                or ({"up", "down"} & set(chosen) and set(WORD.findall(part)) & (UP_WORDS | DOWN_WORDS))):
+            continue  # (a way chosen and a way said: "Louder than that, go to seventy percent.", dev15)
         words = TOKEN.findall(_CLOCK.sub(" ", part).replace("-", " "))  # "at 7 pm" is a time, not a level
         found = [n[0] for i, w in enumerate(words[:-1]) if w in ("to", "at") and (n := number_at(words, i + 1, articles=False))
                  and not set(words[i + 1 + n[1]:i + 2 + n[1]]) & _UNIT_WORDS]

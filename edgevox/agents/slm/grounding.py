@@ -478,7 +478,7 @@ def stepped(request: str) -> set[float]:
 
 
 #: words by which a request points back at the one before ("turn it off again", "same for ...")
-_BACK = frozenset({"it", "them", "those", "again", "same", "too", "also", "instead"})
+_BACK = frozenset({"it", "them", "those", "again", "same", "too", "also", "instead", "more"})  # "Bump that up two more." (dev15)
 
 
 def points_back(request: str) -> bool:
