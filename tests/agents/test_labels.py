@@ -94,3 +94,8 @@ def test_a_place_the_request_names_fills_a_reader_left_empty():
     assert fix_unsaid_place("Is it cold in Rome or in Oslo?", weather, {"location": None}) is None  # two places
     assert fix_unsaid_place("Weather in Melbourne.", weather, {}) == {"location": "Melbourne"}  # left out
     assert fix_unsaid_place("Set the Kitchen light in Melbourne.", TOOLS["set_light"], {"room": ""}) is None  # acts
+    # dev13 (session 22): a lower-case transcript's place, its last words
+    assert fix_unsaid_place("whats the whether like in new york", weather, {"location": None}) == {"location": "New York"}
+    assert fix_unsaid_place("whats the weather in paris today", weather, {"location": None}) == {"location": "Paris"}
+    assert fix_unsaid_place("whats the weather like in here", weather, {"location": None}) is None
+    assert fix_unsaid_place("weather in the morning", weather, {"location": None}) is None

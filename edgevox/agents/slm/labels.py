@@ -142,6 +142,19 @@ def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
              and arguments.get(k) in (None, "")]
     names = [m.group(1) for m in _IN_A_PLACE.finditer(request)
              if not {w.lower() for w in m.group(1).split()} & (TIME_NAMES | HOME_PLACES)]
+    if not names and request == request.lower() and (m := _IN_AT_THE_END.search(request)):
+        # a transcript in lower case: "whats the whether like in new york" (dev13), the last words
+        words = [w for w in m.group(1).split() if w not in _WHEN_SAID]
+        if words and not set(words) & (_NOT_A_PLACE | TIME_NAMES | HOME_PLACES | GENERIC | FILLERS):
+            names = [" ".join(w.capitalize() for w in words)]
     if len(empty) != 1 or len(set(names)) != 1:
         return None
     return {**arguments, empty[0]: names[0]}
+
+
+#: the words after the last "in", "for" or "at" of a request ("... in new york today")
+_IN_AT_THE_END = re.compile(r"\b(?:in|for|at)\s+([a-z][a-z' -]*?)\s*[?.!]*\s*$")
+#: times said after a place ("in paris today")
+_WHEN_SAID = frozenset("today tomorrow tonight now later this morning afternoon evening weekend week".split())
+#: words after "in" that name no place ("in here", "in the morning", "in a minute")
+_NOT_A_PLACE = frozenset("the a an my our your this that here there it general case minute hour bit while".split())
