@@ -107,11 +107,15 @@ def test_scripted_a_bare_number_after_the_thermostat_sets_it_again():
 
 
 @pytest.mark.model
-def test_on_the_real_model_a_bare_number_after_the_thermostat_is_the_thermostat(qwen_backend):
+@pytest.mark.parametrize(("first", "then", "degrees"), [
+    ("Heating to twenty, please.", "Hmm, actually twenty three.", 23),  # a bare number is the thermostat
+    ("Heating to nineteen, please.", "Up two degrees.", 21),  # a step moves it
+])
+def test_on_the_real_model_a_number_after_the_thermostat_is_the_thermostat(qwen_backend, first, then, degrees):
     agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
-    agent.run("Heating to twenty, please.")
-    r = agent.run("Hmm, actually twenty three.")
-    assert home.thermostat_c == 23, (r.calls, r.reply)
+    agent.run(first)
+    r = agent.run(then)
+    assert home.thermostat_c == degrees, (r.calls, r.reply)
 
 
 def test_scrap_it_undoes_the_call_just_made():
@@ -203,11 +207,3 @@ def test_scripted_a_step_after_a_remark_on_the_room_moves_the_thermostat():
     agent.run("Make it twenty degrees Celsius in the house, would you.")
     r = agent.run("Hmm, still chilly. Bump that up two more.")
     assert [c.dispatched for c in r.calls] == [True] and home.thermostat_c == 22, r.calls
-
-
-@pytest.mark.model
-def test_on_the_real_model_a_step_after_the_thermostat_moves_it(qwen_backend):
-    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
-    agent.run("Heating to nineteen, please.")
-    r = agent.run("Up two degrees.")
-    assert home.thermostat_c == 21, (r.calls, r.reply)
