@@ -202,8 +202,10 @@ def test_scripted_a_step_after_the_thermostat_moves_it_and_no_later_repair_takes
 def test_scripted_a_step_after_a_remark_on_the_room_moves_the_thermostat():
     # dev15 (session 22): planned right, then grounding blocked it ("chilly" shares no word)
     be = ScriptedBackend([call("set_thermostat", temperature=20, unit="celsius"),
-                          call("set_thermostat", temperature=22, unit="celsius"), "Done."], preset="qwen2.5-coder-0.5b")
+                          call("set_thermostat", temperature=22, unit="celsius"), call("get_weather")],
+                         preset="qwen2.5-coder-0.5b")
     agent, home = home_agent(be)
     agent.run("Make it twenty degrees Celsius in the house, would you.")
     r = agent.run("Hmm, still chilly. Bump that up two more.")
     assert [c.dispatched for c in r.calls] == [True] and home.thermostat_c == 22, r.calls
+    assert len(be.requests) == 2  # and the remark got no hop of its own (the real model read the weather)

@@ -38,6 +38,7 @@ from edgevox.agents.slm.amounts import (
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
     PLACE_KEYS,
+    REMARK_WORDS,
     TIME_NAMES,
     UNDOERS,
     WORD,
@@ -148,13 +149,6 @@ by knock bump turn put take bring go on nudge push notch notches points point ju
 """.split())
 
 
-#: the words of a remark on how a room feels or sounds, said before a step
-_REMARK = FILLERS | frozenset("""
-still too bit a little so very really it's its it is quite getting rather bloody way far nope no not yet
-chilly cold cool freezing nippy warm hot boiling stuffy dark dim gloomy bright glaring loud quiet noisy
-""".split())
-
-
 def retarget_step(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with the one number the previous call set moved by the one step ``text``
     says with its way and nothing else ("Up two degrees." after the thermostat at 19 -> 21;
@@ -162,7 +156,7 @@ def retarget_step(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     reached for another tool (dev12, dev13: 3 of 3 missed). A remark before it on how the room
     feels ("Hmm, still chilly. Bump that up two more.", dev15) is no other order."""
     sentences = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
-    if len(sentences) > 1 and all(set(TOKEN.findall(p.lower().replace("’", "'"))) <= _REMARK for p in sentences[:-1]):
+    if len(sentences) > 1 and all(set(TOKEN.findall(p.lower().replace("’", "'"))) <= REMARK_WORDS for p in sentences[:-1]):
         text = sentences[-1]
     numbers = spoken_numbers(text)
     words = TOKEN.findall(text.lower().replace("-", " "))

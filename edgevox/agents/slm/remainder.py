@@ -36,6 +36,7 @@ from edgevox.agents.slm.grounding import is_question, unserved_devices
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
 from edgevox.agents.slm.vocabulary import (
+    REMARK_WORDS,
     UNDO_WORDS,
     UNDOERS,
     WORD,
@@ -79,6 +80,8 @@ class Remainder(Hook):
             if self.readers_only:
                 names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
             names = tuple(n for n in names if not self._undoes(ctx, n, called, part))
+            if set(WORD.findall(part.lower().replace("’", "'"))) <= REMARK_WORDS:
+                continue  # a remark ("Hmm, still chilly.", dev15: the weather read besides the step asked)
             if not names or len(part.split()) > MAX_PART_WORDS or unserved_devices(part, tools) or (
                     is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue

@@ -64,6 +64,12 @@ email emails recipe recipes text texts sms
 """.split())
 #: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
 FILLERS = frozenset("uh um er erm hmm ah hey oh ok okay so well".split())
+#: the words of a remark on how a room feels or sounds, said before a step or as a part
+#: of a request ("Hmm, still chilly. Bump that up two more.")
+REMARK_WORDS = FILLERS | frozenset("""
+still too bit a little so very really it's its it is quite getting rather bloody way far nope no not yet
+chilly cold cool freezing nippy warm hot boiling stuffy dark dim gloomy bright glaring loud quiet noisy
+""".split())
 #: verbs many devices take: they do not say which device is meant
 ACTIONS = frozenset("""
 start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease
