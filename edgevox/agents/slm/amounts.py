@@ -327,11 +327,10 @@ def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     minutes" -> 105 minutes before)."""
     request = heard_numbers(request)
     units = _time_params(tool)
-    total = (said_seconds(request) or said_hours_minutes(request)) if units else None
-    if units and total is None:
-        total = said_time_total(request)  # every number said is a length with its unit: their sum
-        # ("timer for to hours twenty minutes" -> 20 hours 5 seconds, dev14; "to minutes and thirty
-        # seconds" -> 30 minutes 30 seconds, dev15)
+    # a fraction, hours then minutes, else every number said as a length with its unit: their sum
+    # ("timer for to hours twenty minutes" -> 20 hours 5 seconds, dev14; "to minutes and thirty
+    # seconds" -> 30 minutes 30 seconds, dev15)
+    total = (said_seconds(request) or said_hours_minutes(request) or said_time_total(request)) if units else None
     if total is None:
         return None
     held = sum(float(v) * units[k] for k, v in arguments.items()

@@ -38,14 +38,13 @@ from edgevox.agents.slm.amounts import (
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
     PLACE_KEYS,
-    REMARK_WORDS,
     TIME_NAMES,
-    UNDOERS,
     WORD,
     enum_of,
     is_number,
+    is_remark,
     properties,
-    target_words,
+    undoes,
 )
 
 #: words that carry no request of their own in a follow-up ("and the office too", "what about ...")
@@ -156,7 +155,7 @@ def retarget_step(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     reached for another tool (dev12, dev13: 3 of 3 missed). A remark before it on how the room
     feels ("Hmm, still chilly. Bump that up two more.", dev15) is no other order."""
     sentences = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
-    if len(sentences) > 1 and all(set(TOKEN.findall(p.lower().replace("’", "'"))) <= REMARK_WORDS for p in sentences[:-1]):
+    if len(sentences) > 1 and all(is_remark(p) for p in sentences[:-1]):
         text = sentences[-1]
     numbers = spoken_numbers(text)
     words = TOKEN.findall(text.lower().replace("-", " "))
@@ -190,9 +189,7 @@ def undo(text: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> t
     previous call's values of the parameters they share; None otherwise."""
     if not _UNDO.match(text.lower()):
         return None
-    things = target_words(tool)
-    undoers = [t for t in registry if t.name != tool.name and t.name.split("_")[0].lower() in UNDOERS
-               and target_words(t) & things]
+    undoers = [t for t in registry if undoes(t, tool)]
     if len(undoers) != 1:
         return None
     undoer = undoers[0]

@@ -219,9 +219,14 @@ _CLOCK_TIME = re.compile(r"\bat\s+(?:half|quarter)\s+(?:past|to\s+)?[a-z0-9]+|\b
                          r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+(?:noon|midnight|dawn)\b", re.IGNORECASE)
 
 
+def _time_key(key: str) -> bool:
+    """Is ``key`` a parameter of a length in a time unit (``hours``, ``minutes``, ``seconds``)?"""
+    return key.lower().rstrip("s") in SECONDS
+
+
 def _time_params_of(tool: Any) -> bool:
-    """Does the tool take a length in time units (``hours``, ``minutes``, ``seconds``)?"""
-    return any(k.lower().rstrip("s") in ("hour", "minute", "second") for k in properties(tool))
+    """Does the tool take a length in time units?"""
+    return any(_time_key(k) for k in properties(tool))
 
 
 def acted_on(request: str) -> tuple[str, str] | None:
@@ -579,7 +584,7 @@ def invents_a_length(request: str, tool: Any, arguments: Mapping[str, Any]) -> b
     and no number but a level's? "Living room lights at half, the film's starting." made the light's call
     and then a one-hour timer for "film" (dev15), and the timer again for "Do the same in the
     office"; the later calls of a turn are not grounded, so this is checked on its own."""
-    lengths = [v for k, v in arguments.items() if k.lower().rstrip("s") in SECONDS and is_number(v) and v]
+    lengths = [v for k, v in arguments.items() if _time_key(k) and is_number(v) and v]
     low = request.lower()
     return bool(lengths) and not _SAYS_A_LENGTH.search(low) and not said_numbers(_A_LEVEL.sub(" ", low))
 

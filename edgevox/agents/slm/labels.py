@@ -129,6 +129,14 @@ def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
 _IN_A_PLACE = re.compile(r"\b(?:in|for|at)\s+([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){0,2})")
 
 
+#: the words after the last "in", "for" or "at" of a request ("... in new york today")
+_IN_AT_THE_END = re.compile(r"\b(?:in|for|at)\s+([a-z][a-z' -]*?)\s*[?.!]*\s*$")
+#: times said after a place ("in paris today")
+_WHEN_SAID = frozenset("today tomorrow tonight now later this morning afternoon evening weekend week".split())
+#: words after "in" that name no place ("in here", "in the morning", "in a minute")
+_NOT_A_PLACE = frozenset("the a an my our your this that here there it general case minute hour bit while".split())
+
+
 def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments of a tool that reads (the weather) with the place the request names ("Will
     I need a brolly in Melbourne tomorrow?", dev14) where the call set its place, the tool's
@@ -151,10 +159,3 @@ def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
         return None
     return {**arguments, empty[0]: names[0]}
 
-
-#: the words after the last "in", "for" or "at" of a request ("... in new york today")
-_IN_AT_THE_END = re.compile(r"\b(?:in|for|at)\s+([a-z][a-z' -]*?)\s*[?.!]*\s*$")
-#: times said after a place ("in paris today")
-_WHEN_SAID = frozenset("today tomorrow tonight now later this morning afternoon evening weekend week".split())
-#: words after "in" that name no place ("in here", "in the morning", "in a minute")
-_NOT_A_PLACE = frozenset("the a an my our your this that here there it general case minute hour bit while".split())

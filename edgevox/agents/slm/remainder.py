@@ -36,13 +36,12 @@ from edgevox.agents.slm.grounding import is_question, unserved_devices
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
 from edgevox.agents.slm.vocabulary import (
-    REMARK_WORDS,
     UNDO_WORDS,
-    UNDOERS,
     WORD,
     changes_things,
+    is_remark,
     may_act,
-    target_words,
+    undoes,
 )
 
 #: the note of the extra hop (never stored in the session)
@@ -74,14 +73,12 @@ class Remainder(Hook):
         tools = list(ctx.registry)
         for part, rel in self._parts_by_meaning(ctx) or ():
             (name, sim), (other, near) = rel.best, rel.second
-            if name is None or name in called or rel.margin < self.call_above:
-                continue
+            if name is None or name in called or rel.margin < self.call_above or is_remark(part):
+                continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
             names = (name,) if sim - near >= self.lead else (name, other) if other and other not in called else ()
             if self.readers_only:
                 names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
             names = tuple(n for n in names if not self._undoes(ctx, n, called, part))
-            if set(WORD.findall(part.lower().replace("’", "'"))) <= REMARK_WORDS:
-                continue  # a remark ("Hmm, still chilly.", dev15: the weather read besides the step asked)
             if not names or len(part.split()) > MAX_PART_WORDS or unserved_devices(part, tools) or (
                     is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
@@ -94,9 +91,9 @@ class Remainder(Hook):
         the part says no undoing? The rest of "Stick oat milk and a bag of basmati rice on the
         shopping list." sat nearest the remover (dev15: 2 of 2 such parts)."""
         tool = ctx.registry.get(name)
-        if tool is None or name.split("_")[0].lower() not in UNDOERS or set(WORD.findall(part.lower())) & UNDO_WORDS:
+        if tool is None or set(WORD.findall(part.lower())) & UNDO_WORDS:
             return False
-        return any((other := ctx.registry.get(n)) is not None and target_words(other) & target_words(tool) for n in called)
+        return any((other := ctx.registry.get(n)) is not None and undoes(tool, other) for n in called)
 
     def asked_tools(self, ctx: TurnContext) -> set[str] | None:
         """The tools parts of the request are clearly for (margin at least ``call_above``;

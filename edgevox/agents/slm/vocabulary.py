@@ -220,6 +220,19 @@ def target_words(tool: Any) -> set[str]:
     return said - names - values - {stem(w) for w in ACTIONS} - {"room"}
 
 
+def undoes(tool: Any, other: Any) -> bool:
+    """Does ``tool`` undo what ``other`` makes: another tool of the same thing whose name opens
+    on a word of ``UNDOERS`` (``remove_from_shopping_list`` of ``add_to_shopping_list``)?"""
+    return (tool.name != other.name and tool.name.split("_")[0].lower() in UNDOERS
+            and bool(target_words(tool) & target_words(other)))
+
+
+def is_remark(text: str) -> bool:
+    """Is ``text`` only a remark on how a room feels or sounds ("Hmm, still chilly.")? A
+    number is no remark word ("Still 18.")."""
+    return set(re.findall(r"\d+|[a-z]+", text.lower().replace("’", "'"))) <= REMARK_WORDS
+
+
 def changes_things(tool: Any) -> bool:
     """Does the tool change something (so a question about a state is not for it)?"""
     head = re.split(r"[_.\s]", tool.name.lower(), maxsplit=1)[0]
