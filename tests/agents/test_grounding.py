@@ -452,3 +452,50 @@ def test_dev15_a_later_call_with_a_length_nobody_said_and_a_heard_homophone():
     # dev15: "whats the whether in boston" was answered in words
     assert heard_words("whats the whether in boston") == "whats the weather in boston"
     assert heard_words("I wonder whether it matters.") == "I wonder whether it matters."
+
+
+def test_dev16_an_ended_timer_the_whole_flat_a_question_asked_again_and_heard_words():
+    from edgevox.agents.slm.grounding import ended_instead
+
+    reg = ToolRegistry(Home().tools())
+    tools = list(reg)
+    timer = reg.get("start_timer")
+    made_up = {"seconds": 10, "label": "pizza", "minutes": 0, "hours": 0}
+    # dev16 (session 23): "Bin the pizza timer." and "can sell the cookie timer" started a 10-second timer
+    tool, args = ended_instead("Bin the pizza timer.", reg, timer, made_up)
+    assert (tool.name, args) == ("cancel_timer", {"label": "pizza"})
+    tool, args = ended_instead("can sell the cookie timer", reg, timer, {"seconds": 10})
+    assert (tool.name, args) == ("cancel_timer", {"label": "cookie"})
+    assert ended_instead("Start the pizza timer.", reg, timer, made_up) is None  # no ending word
+    assert ended_instead("Kill it after 10 seconds.", reg, timer, {"seconds": 10}) is None  # the length is said
+    assert ended_instead("I can sell the car.", reg, timer, {"seconds": 10}) is None  # not a misheard "cancel"
+    # "Lights off in the whole flat." -> room "all": the home itself, not an unknown place
+    light = reg.get("set_light")
+    assert unknown_place("Lights off in the whole flat.", light, {"room": "all", "on": False}, tools) is None
+    assert unknown_place("Lights off in the whole conservatory.", light, {"room": "all", "on": False}, tools)
+    # "Turn the AC on in the bedroom." switched the bedroom light on; "brolly" is an umbrella
+    assert why_not("Turn the AC on in the bedroom.", light, {"room": "bedroom", "on": True}, tools) == "device"
+    assert why_not("Wondering if I need a brolly in Manchester.", reg.get("get_weather"), {}, tools) is None
+    # "whats the thyme": the herb read as the time
+    assert why_not("whats the thyme", reg.get("get_time"), {}, tools) is None
+
+
+def test_dev16_a_place_asked_about_again_after_a_question_is_a_question():
+    from edgevox.agents.hooks import TurnContext
+    from edgevox.agents.slm.grounding import reason_for
+
+    reg = ToolRegistry(Home().tools())
+
+    class Session:
+        messages = [{"role": "user", "content": "Kitchen light, is it on?"},
+                    {"role": "assistant", "content": "Sorry, I can't check that."},
+                    {"role": "user", "content": "What about the bedroom?"}]
+
+    class Agent:
+        registry = reg
+
+    ctx = TurnContext(agent=Agent(), text="What about the bedroom?", session=Session())
+    # dev16 (session 23): the bedroom light was switched on
+    assert reason_for(ctx, reg.get("set_light"), {"room": "bedroom", "on": True}) == "question"
+    Session.messages[0]["content"] = "Kitchen light off."  # an order before: the follow-up is one too
+    assert reason_for(ctx, reg.get("set_light"), {"room": "bedroom", "on": False}) is None

@@ -9,6 +9,7 @@ from agent_fakes import ScriptedBackend, call
 from edgevox.agents import LLMAgent, default_slm_hooks
 from edgevox.agents.slm.unit_args import fix_decimal, move_units, said_decimals, said_units
 from edgevox.examples.home import Home
+from edgevox.tools import ToolRegistry
 
 TIMER = {t.name: t for t in Home().tools()}["start_timer"]
 UNITS = {"minutes": "minute", "hours": "hour", "seconds": "second"}
@@ -120,3 +121,44 @@ def test_a_room_setting_above_any_in_celsius_said_with_no_unit_is_fahrenheit():
     assert fix_room_fahrenheit("Set the heat to 72 celsius.", heating, {"temperature": 72, "unit": "celsius"}) is None
     assert fix_room_fahrenheit("Heating to twenty one.", heating, {"temperature": 21}) is None
     assert fix_room_fahrenheit("Set it to 70.", TIMER, {"minutes": 70}) is None  # not a thermostat
+
+
+def test_dev16_a_name_and_a_length_taken_back_in_the_same_breath():
+    from edgevox.agents.slm.amounts import corrected, fix_duration
+    from edgevox.agents.slm.taken_back import fix_taken_back, without_taken_back
+    from edgevox.agents.slm.wants import listed_items
+
+    reg = ToolRegistry(Home().tools())
+    light, add = reg.get("set_light"), reg.get("add_to_shopping_list")
+    # dev16 (session 23): both rooms switched off, "apples" added beside "i mean pears"
+    said = "Turn off the kitchen, sorry, the dining room light."
+    assert fix_taken_back(said, light, {"room": "kitchen", "on": False}) == {"room": "dining room", "on": False}
+    assert fix_taken_back(said, light, {"room": "dining room", "on": False}) is None
+    said = "Add apples, I mean pears, to the shopping list."
+    assert fix_taken_back(said, add, {"item": "apples"}) == {"item": "pears"}
+    assert fix_taken_back(said, add, {"item": "i mean pears"}) == {"item": "pears"}
+    assert listed_items(said, "apples") is None  # one item left: pears
+    assert without_taken_back(["milk", "eggs", "no wait bread"]) == ["milk", "bread"]
+    # "sorry" as a courtesy takes nothing back
+    assert fix_taken_back("Turn on the kitchen light, sorry to bother you.", light, {"room": "kitchen", "on": True}) is None
+    assert fix_taken_back("Add milk, sorry to bother you.", add, {"item": "milk"}) is None
+    assert fix_taken_back("Sorry, add milk to the list.", add, {"item": "milk"}) is None
+    # "Set a timer for 5 minutes, no wait, 8 minutes." ran 13 minutes
+    said = "Set a timer for 5 minutes, no wait, 8 minutes."
+    assert corrected(said) == "set a timer for 8 minutes"
+    assert fix_duration(said, reg.get("start_timer"), {"minutes": 13, "hours": 0, "seconds": 0}) == \
+        {"minutes": 8, "hours": 0, "seconds": 0}
+    assert corrected("Set a timer for 5 minutes and 8 seconds.") is None
+
+
+def test_a_call_a_repair_made_the_same_as_another_runs_once():
+    home = Home()
+    before = dict(home.lights)
+    # dev16 (session 23): the model's two calls for "the kitchen, sorry, the dining room light"
+    both = call("set_light", room="kitchen", on=False) + "\n" + call("set_light", room="dining room", on=False)
+    be = ScriptedBackend([both, "Done."], preset="qwen25")
+    ag = LLMAgent("t", "", "Be brief.", tools=home.tools(), model=be, hooks=default_slm_hooks(relevance=False))
+    r = ag.run("Turn off the kitchen, sorry, the dining room light.")
+    assert [(c.name, c.arguments["room"], c.ok, c.error_type) for c in r.calls] == [
+        ("set_light", "dining room", True, None), ("set_light", "dining room", False, "withdrawn")]
+    assert home.lights["kitchen"] == before["kitchen"]

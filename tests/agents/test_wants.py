@@ -307,3 +307,11 @@ def test_the_players_own_words_for_the_song_before_and_for_carrying_on():
     again = transport_call("Get the tunes going again where they left off.", reg, ToolCall(None, "play_music", {"query": "tunes"}))
     assert (again[0].name, again[1]) == ("media_control", {"action": "play"})
     assert transport_call("Play some jazz tunes.", reg, ToolCall(None, "play_music", {"query": "jazz tunes"})) is None
+
+
+def test_dev16_the_noise_over_which_nothing_is_heard_is_no_device():
+    reg = ToolRegistry(Home().tools())
+    # dev16 (session 23): "machine" of the washing machine was taken for the thing acted on
+    tool, args = plan("I can't hear a thing over the washing machine.", reg, None)
+    assert (tool.name, args) == ("set_volume", {"change": "up"})
+    assert plan("The fan is too loud.", reg, None) is None

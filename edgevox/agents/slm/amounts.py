@@ -169,6 +169,10 @@ _TAKES_BACK = frozenset("no nah nope wait sorry actually mean rather scratch han
 _CORRECTING = _TAKES_BACK | FILLERS | frozenset("i or make it that hang on".split())
 
 
+#: the units a number taken back may be said with
+_UNIT_WORDS = frozenset("hour hours minute minutes min mins second seconds sec secs percent degree degrees".split())
+
+
 def corrected(request: str) -> str | None:
     """``request`` without a number the speaker took back and the words that took it back
     ("Volume to thirty, no wait, forty-five." -> "volume to forty five"), in lower-case words;
@@ -177,7 +181,8 @@ def corrected(request: str) -> str | None:
     found = numbers_in(words)
     kept = list(words)
     for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
-        between = words[i + width:j]
+        # the unit may come with each number: "5 minutes, no wait, 8 minutes" (dev16)
+        between = [w for k, w in enumerate(words[i + width:j]) if not (k == 0 and w in _UNIT_WORDS)]
         if between and set(between) <= _CORRECTING and set(between) & _TAKES_BACK:
             kept = kept[:i] + kept[j:]
     return " ".join(kept) if kept != words else None
@@ -325,7 +330,7 @@ def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     already (or the request says none we read): a fraction ("an hour and a half"), hours then
     minutes ("one hour twenty"), or lengths each said with its unit ("a hundred and fifty
     minutes" -> 105 minutes before)."""
-    request = heard_numbers(request)
+    request = heard_numbers(corrected(request) or request)  # a length taken back is not said
     units = _time_params(tool)
     # a fraction, hours then minutes, else every number said as a length with its unit: their sum
     # ("timer for to hours twenty minutes" -> 20 hours 5 seconds, dev14; "to minutes and thirty

@@ -65,9 +65,11 @@ from edgevox.agents.slm.amounts import (
     said_numbers,
     said_step,
 )
-from edgevox.agents.slm.follow_up import previous_call
+from edgevox.agents.slm.follow_up import previous_call, retarget
+from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
+    ENDING_WORDS,
     FILLERS,
     GENERIC,
     HOME_PLACES,
@@ -79,12 +81,14 @@ from edgevox.agents.slm.vocabulary import (
     changes_things,
     content_words,
     enum_of,
+    heard_words,
     is_number,
     one_edit_apart,
     properties,
     stem,
     target_words,
     tool_words,
+    undoes,
     without_idioms,
 )
 
@@ -245,6 +249,13 @@ that this those these some fairy string christmas top bottom upstairs downstairs
 """.split())
 
 
+#: the home as a whole, said as a place ("in the whole flat", "throughout the house"), and the
+#: values of a *where* enum that mean every place
+_EVERYWHERE = re.compile(r"\b(?:whole|entire|all\s+(?:of\s+)?the|every\s+room\s+in\s+the|throughout\s+the)\s+"
+                         r"(?:house|flat|home|apartment|place)\b|\beverywhere\b")
+_ALL_VALUES = frozenset({"all", "everywhere", "whole house", "house", "home"})
+
+
 def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """The place a request names ("in the conservatory", "the pantry light", "the laundry
     room") when the call fills an enum
@@ -255,6 +266,8 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
               if k.lower() in _WHERE and enum_of(sch) and isinstance(arguments.get(k), str)]
     if not chosen or any(set(WORD.findall(v.lower())) <= said for v in chosen):
         return None
+    if _EVERYWHERE.search(request.lower()) and any(v.lower() in _ALL_VALUES for v in chosen):
+        return None  # "Lights off in the whole flat." (dev16) -> room "all": the home itself
     known = set().union(*(tool_words(t) for t in tools))
     low = request.lower()
     places = _PLACE.findall(low) + re.findall(r"\b([a-z]+)\s+room\b", low) + [w for w in said if w in PLACES] + [
@@ -321,7 +334,7 @@ _LENGTH = re.compile(rf"\b(?:{TIME_UNITS})\b")
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
-    request = without_idioms(request)
+    request = without_idioms(heard_words(request))  # homophones read as meant ("whats the thyme", dev16)
     said = content_words(request)
     target = target_words(tool)
     if not said & (target - UNITS):  # "Unlock the front door for 5 minutes." names a door, not a timer
@@ -507,6 +520,9 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
         return None  # the call a hook made from the request's own words
     if ctx.state(Grounding.name).get(VERDICT):
         return ctx.state(Grounding.name)[VERDICT]  # the relevance gate's, by meaning
+    if retarget(ctx.text, tool, {}) is not None and is_question(previous_request(ctx)) \
+            and previous_call(getattr(ctx.session, "messages", []), ctx.text) is None:
+        return "question"  # "What about the bedroom?" after "Kitchen light, is it on?" (dev16): asked again
     reason = why_not(ctx.text, tool, arguments, tools)
     if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()) \
             and not asks_another_service(ctx.text, tool) \
@@ -589,7 +605,26 @@ def invents_a_length(request: str, tool: Any, arguments: Mapping[str, Any]) -> b
     return bool(lengths) and not _SAYS_A_LENGTH.search(low) and not said_numbers(_A_LEVEL.sub(" ", low))
 
 
-def _withdrawn(call: Any, why: str) -> HookResult:
+def ended_instead(request: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tuple[Any, dict] | None:
+    """(undoer, arguments) when a call that makes a thing with a length nobody said is asked to
+    end one: "Bin the pizza timer." and "can sell the cookie timer" (dev16) started a ten-second
+    timer named "pizza"; the request says an ending word (``ENDING_WORDS``, homophones read) and
+    the registry has one tool that undoes the called one (``cancel_timer``), given the call's
+    values of the parameters they share."""
+    words = set(WORD.findall(heard_words(request).lower()))
+    if not words & ENDING_WORDS or not invents_a_length(request, tool, arguments):
+        return None
+    undoers = [t for t in registry if undoes(t, tool)]
+    if len(undoers) != 1:
+        return None
+    shared = {k: v for k, v in arguments.items() if k in properties(undoers[0])}
+    name = said_name(heard_words(request), tool)  # "the pizza timer": the one to end
+    named = {k: name for k in properties(undoers[0]) if name and k in properties(tool)
+             and isinstance(shared.get(k), (str, type(None)))}
+    return undoers[0], {**shared, **named}
+
+
+def withdrawn(call: Any, why: str) -> HookResult:
     """The call taken back before it runs: the hop goes on (a ``withdrawn`` result, not a block
     that ends the turn in words)."""
     from edgevox.tools import ToolResult
@@ -635,14 +670,17 @@ class Grounding(Hook):
                 and from_another_part(ctx.text, tool, call.arguments, tools):
             # the hop's other call did its own part; this one took the other part's words: it
             # is taken back and the hop goes on (the remainder hook asks for the part undone)
-            return _withdrawn(call, "took another part's words")
+            return withdrawn(call, "took another part's words")
         approved = ctx.state(self).setdefault("approved", {}).setdefault(ctx.hop, [])
         if strays_from(ctx.text, tool, call.arguments, approved):
             # one action asked, and the hop's next call of the tool undoes the one before it or
             # moves to a place the request never says: taken back, the hop goes on
-            return _withdrawn(call, "strays from the hop's call before it")
+            return withdrawn(call, "strays from the hop's call before it")
         if (earlier or ctx.successes()) and invents_a_length(ctx.text, tool, call.arguments):
-            return _withdrawn(call, "holds a length the request never says")
+            return withdrawn(call, "holds a length the request never says")
+        if not earlier and (ended := ended_instead(ctx.text, registry, tool, call.arguments)):
+            ending = dataclasses.replace(call, name=ended[0].name, arguments=ended[1])
+            return HookResult.replace(ending, reason=f"{call.name} with a made-up length: {ended[0].name} asked")
         approved.append((tool.name, dict(call.arguments)))
         if ctx.successes():
             return repaired  # after a success the turn is on track

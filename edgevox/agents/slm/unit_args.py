@@ -39,8 +39,10 @@ from edgevox.agents.slm.amounts import (
 )
 from edgevox.agents.slm.currency import fix_currency_code
 from edgevox.agents.slm.expressions import fix_function_definition
+from edgevox.agents.slm.grounding import withdrawn
 from edgevox.agents.slm.labels import fix_label, fix_respelt_name, fix_unsaid_place
 from edgevox.agents.slm.named_values import fix_numbered_order, fix_swapped_named
+from edgevox.agents.slm.taken_back import fix_taken_back
 from edgevox.agents.slm.vocabulary import (
     changes_things,
     enum_of,
@@ -271,9 +273,14 @@ def fix_room_fahrenheit(request: str, tool: Any, arguments: Mapping[str, Any]) -
 
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
-REPAIRS = (fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_respelt_name, fix_unsaid_place,
+REPAIRS = (fix_taken_back, fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_respelt_name, fix_unsaid_place,
            fix_decimal, fix_unsaid_number, fix_level_switched_off, fix_said_off, fix_percent_rate, fix_said_unit,
            fix_room_fahrenheit, fix_swapped_named, fix_numbered_order, fix_currency_code, fix_function_definition)
+
+
+def _set_values(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The values a call sets: none of the empty ones (``None``, 0, ""), which only say "not this"."""
+    return {k: v for k, v in arguments.items() if v is False or v not in (None, 0, "", [], {})}
 
 
 class UnitArgs(Hook):
@@ -291,7 +298,15 @@ class UnitArgs(Hook):
         arguments = fixed or call.arguments
         for fix in REPAIRS:
             arguments = fix(ctx.text, tool, arguments) or arguments
-        if arguments is call.arguments:
+        # "Turn off the kitchen, sorry, the dining room light." (dev16): once the first call is
+        # repaired, the second is the same action; one of a pair of which a repair made either
+        # is taken back
+        ran = ctx.state(self).setdefault("ran", [])
+        repaired, action = arguments is not call.arguments, (call.name, _set_values(arguments))
+        if any(action == earlier and (repaired or was) for earlier, was in ran):
+            return withdrawn(call, "repeats a repaired call of the turn")
+        ran.append((action, repaired))
+        if not repaired:
             return None
         reason = "numbers under the units said" if fixed is arguments else "amounts or names said in words"
         return HookResult.replace(dataclasses.replace(call, arguments=arguments), reason=reason)

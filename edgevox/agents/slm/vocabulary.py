@@ -35,7 +35,7 @@ lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven o
 cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
 cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
-lawn lawns garden pool hedge rail rails
+lawn lawns garden pool hedge rail rails ac aircon
 """.split())
 #: things that stand in one room of most homes (generic knowledge, written here): "I can barely
 #: see the hob." is about the kitchen's light
@@ -49,6 +49,9 @@ ROOM_OF = {
 UNDOERS = frozenset({"cancel", "remove", "delete", "stop", "clear"})
 #: words a request says to undo or take away ("take the milk off", "scratch the eggs")
 UNDO_WORDS = UNDOERS | frozenset("off scratch cross strike scrap kill drop ditch undo forget rid".split())
+#: words that end a thing running ("Bin the pizza timer.", dev16), read only where a call that
+#: makes one holds nothing the request says
+ENDING_WORDS = UNDO_WORDS | frozenset("bin nix abort end halt".split())
 #: capitalised words that name a time, not a place or a thing ("What about Friday?")
 TIME_NAMES = frozenset("""
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
@@ -102,7 +105,8 @@ dim brighten increase decrease change changes mute unmute skip arm disarm record
 
 
 #: spoken short forms of a tool's words ("Temp 19.", "Vol up.")
-SHORT_FORMS = {"temp": "temperature", "temps": "temperature", "vol": "volume"}
+SHORT_FORMS = {"temp": "temperature", "temps": "temperature", "vol": "volume",
+               "brolly": "umbrella", "brollies": "umbrella"}  # British "brolly" (dev16)
 
 
 def stem(word: str) -> str:
@@ -147,7 +151,11 @@ def one_edit_apart(a: str, b: str) -> bool:
 #: a transcript's homophone of a tool's word, where the sentence leaves one reading ("whats the
 #: whether in boston", dev15: answered in words)
 HEARD = ((re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
-         (re.compile(r"\bwhether\s+(forecast|report|like|today|tomorrow|in|for)\b"), r"weather \1"))
+         (re.compile(r"\bwhether\s+(forecast|report|like|today|tomorrow|in|for)\b"), r"weather \1"),
+         # "whats the thyme" (dev16): the herb is never asked after with "what's the"
+         (re.compile(r"\b(what's|whats|what\s+is)\s+the\s+thyme\b"), r"\1 the time"),
+         # "can sell the cookie timer" (dev16): "cancel" heard as two words, before a thing to cancel
+         (re.compile(r"^(\W*(?:(?:uh|um|er|ok|okay|please)\W+)*)can\s+sell\s+(?=(?:the|my|that|this|our)\b)"), r"\1cancel "))
 
 
 def heard_words(text: str) -> str:

@@ -55,6 +55,7 @@ from edgevox.agents.slm.amounts import (
 )
 from edgevox.agents.slm.follow_up import GLUE, previous_call
 from edgevox.agents.slm.grounding import PLANNED, Grounding, is_question, unserved_devices
+from edgevox.agents.slm.taken_back import without_taken_back
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
     FILLERS,
@@ -425,6 +426,7 @@ def listed_items(request: str, value: Any) -> list[str] | None:
     if span in COMPOUNDS:
         return None
     items = [_AMOUNT_OF.sub("", p.strip()) for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", span) if p.strip()]
+    items = without_taken_back(items)  # "apples, I mean pears" (dev16): one item, pears
     if len(items) < 2 or any(not 1 <= len(WORD.findall(i)) <= 3 for i in items):
         return None
     return items
@@ -437,7 +439,8 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
     if player := transport_plan(request, registry):
         return player  # before the devices: dishwasher tablets are bought, not a dishwasher
     # the noise one cannot hear over is not what the request is about ("hear the song over the dishwasher")
-    heard = re.sub(r"\b(hear\b.*?)\s+over\s+(?:the|my|our|all\s+the)\s+\w+", r"\1", request.lower())
+    # "I can't hear a thing over the washing machine." (dev16): the noise's name runs to the clause's end
+    heard = re.sub(r"\b(hear\b.*?)\s+over\s+(?:the|my|our|all\s+the)\s+[\w' -]+", r"\1", request.lower())
     if unserved_devices(heard, list(registry)):
         return None  # "The fan is too loud.": not ours
     if muted := mute_call(request, registry) or level_call(request, registry):

@@ -1,0 +1,85 @@
+"""Taken back: a name the speaker corrects in the same breath is not what they asked for.
+
+"Turn off the kitchen, sorry, the dining room light." and "Add apples, I mean pears, to the
+shopping list." (the home evaluation's dev16, session 23) each made two calls with
+Qwen2.5-Coder-0.5B: the kitchen light switched off as well as the dining room's, and "apples"
+added beside "i mean pears". Spoken self-repair has a plain shape in English -- the thing
+said, a word that takes it back ("sorry", "I mean", "no wait", "or rather"), the thing meant
+-- so a string value the call holds that the request says right before such a word is the
+thing *taken back*: it becomes the thing said after the word (for a parameter with listed
+values, the listed value said there), and a value that opens with the taking-back words
+("i mean pears") loses them. Numbers taken back are ``amounts.corrected``'s.
+
+Two calls that end up the same are one action; ``unit_args`` runs the second only once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from edgevox.agents.slm.vocabulary import enum_of, properties
+
+#: the words that take back what was just said, between commas or (for "I mean", "or rather",
+#: "no wait") without them
+_MARK = (r"(?:,\s*(?:no|nah|sorry|wait|actually|oops)(?:\s*,?\s*(?:no|sorry|wait|actually|i\s+mean))*\s*,?"
+         r"|,?\s*(?:i\s+mean|or\s+rather|no\s+wait|no\s+sorry|make\s+that)\s*,?)\s+")
+_OPENS_WITH_MARK = re.compile(r"^\s*(?:(?:no|nah|sorry|wait|actually|oops|i\s+mean|or\s+rather|make\s+that)\b\W*)+")
+#: where the thing meant ends: a comma or full stop, or a word that starts what is done with it
+_MEANT_ENDS = re.compile(r"[,.;!?]|(?:^|\s+)(?:to|on|onto|from|off|in|into|for|please|and|then|light|lights|lamp)\b")
+_ARTICLES = re.compile(r"^(?:(?:just|only|the|my|our|a|an|some)\s+)+")
+
+
+def meant_instead(request: str, value: str) -> str | None:
+    """The words said after ``value`` was taken back ("apples, I mean pears," -> "pears"), or
+    None when the request does not take ``value`` back."""
+    low = request.lower()
+    m = re.search(rf"\b{re.escape(value.lower())}(?:\s+\w+)?{_MARK}", low)
+    if m is None:
+        return None
+    rest = _ARTICLES.sub("", low[m.end():])
+    end = _MEANT_ENDS.search(rest)
+    meant = (rest[:end.start()] if end else rest).strip()
+    return meant if meant and meant != value.lower() and len(meant.split()) <= 4 else None
+
+
+def fix_taken_back(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with each string value the request takes back set to the one meant, and
+    the taking-back words cut from a value that opens with them; None when nothing changes."""
+    props = properties(tool)
+    fixed = dict(arguments)
+    for key, value in arguments.items():
+        if not isinstance(value, str) or not value.strip() or key not in props:
+            continue
+        if (opened := _OPENS_WITH_MARK.match(value.lower())) and value[opened.end():].strip() \
+                and _MARK_SAID.search(request.lower()):
+            fixed[key] = value[opened.end():].strip()  # "i mean pears" -> "pears"
+            continue
+        meant = meant_instead(request, value)
+        if meant is None:
+            continue
+        listed = [str(v) for v in enum_of(props[key]) if isinstance(v, str)]
+        if listed:
+            said = [v for v in listed if re.match(rf"{re.escape(v.lower())}\b", meant)]
+            if said:
+                fixed[key] = max(said, key=len)  # "the dining room light" -> "dining room"
+        else:
+            fixed[key] = meant
+    return fixed if fixed != dict(arguments) else None
+
+
+_MARK_SAID = re.compile(_MARK)
+
+
+def without_taken_back(items: list[str]) -> list[str]:
+    """A list as said, less each item the next one takes back: ["apples", "i mean pears"] ->
+    ["pears"]."""
+    kept: list[str] = []
+    for item in items:
+        opened = _OPENS_WITH_MARK.match(item.lower())
+        if opened and item[opened.end():].strip():
+            kept = kept[:-1] + [item[opened.end():].strip()]
+        else:
+            kept.append(item)
+    return kept
