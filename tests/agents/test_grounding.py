@@ -469,6 +469,8 @@ def test_dev16_an_ended_timer_the_whole_flat_a_question_asked_again_and_heard_wo
     assert ended_instead("Start the pizza timer.", reg, timer, made_up) is None  # no ending word
     assert ended_instead("Kill it after 10 seconds.", reg, timer, {"seconds": 10}) is None  # the length is said
     assert ended_instead("I can sell the car.", reg, timer, {"seconds": 10}) is None  # not a misheard "cancel"
+    assert ended_instead("How long till the chicken timer goes off?", reg, timer, made_up) is None
+    assert ended_instead("Is the pizza timer cancelled?", reg, timer, made_up) is None
     # "Lights off in the whole flat." -> room "all": the home itself, not an unknown place
     light = reg.get("set_light")
     assert unknown_place("Lights off in the whole flat.", light, {"room": "all", "on": False}, tools) is None

@@ -610,9 +610,10 @@ def ended_instead(request: str, registry: Any, tool: Any, arguments: Mapping[str
     end one: "Bin the pizza timer." and "can sell the cookie timer" (dev16) started a ten-second
     timer named "pizza"; the request says an ending word (``ENDING_WORDS``, homophones read) and
     the registry has one tool that undoes the called one (``cancel_timer``), given the call's
-    values of the parameters they share."""
+    values of the parameters they share. Never for a question ("How long till the chicken timer
+    goes off?", dev16, would have cancelled it)."""
     words = set(WORD.findall(heard_words(request).lower()))
-    if not words & ENDING_WORDS or not invents_a_length(request, tool, arguments):
+    if not words & ENDING_WORDS or is_question(request) or not invents_a_length(request, tool, arguments):
         return None
     undoers = [t for t in registry if undoes(t, tool)]
     if len(undoers) != 1:

@@ -51,7 +51,7 @@ UNDOERS = frozenset({"cancel", "remove", "delete", "stop", "clear"})
 UNDO_WORDS = UNDOERS | frozenset("off scratch cross strike scrap kill drop ditch undo forget rid".split())
 #: words that end a thing running ("Bin the pizza timer.", dev16), read only where a call that
 #: makes one holds nothing the request says
-ENDING_WORDS = UNDO_WORDS | frozenset("bin nix abort end halt".split())
+ENDING_WORDS = UNDO_WORDS - {"off"} | frozenset("bin nix abort end halt".split())  # not "off": "goes off"
 #: capitalised words that name a time, not a place or a thing ("What about Friday?")
 TIME_NAMES = frozenset("""
 monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
