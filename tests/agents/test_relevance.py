@@ -301,3 +301,13 @@ def test_a_redirect_goes_to_the_tool_the_request_orders_and_never_to_another_ser
                                  embedder)
         r = agent.run(text)
         assert len(be.requests) == 1 and [c.dispatched for c in r.calls] == [False], text
+
+
+def test_a_question_whether_the_clock_has_reached_an_hour_asks_the_time():
+    from edgevox.agents.slm.relevance import asks_the_hour
+
+    # dev14 (session 23): "Is it gone five yet?" was taken for a timer's state and its clock call blocked
+    assert asks_the_hour("Is it gone five yet?") and asks_the_hour("Has it gone ten o'clock?")
+    assert asks_the_hour("Is it 5 pm yet?") and asks_the_hour("is it after midnight")
+    assert not asks_the_hour("Is it five minutes yet?") and not asks_the_hour("Is it 20?")
+    assert not asks_the_hour("Is it 20 degrees?") and not asks_the_hour("Is it one of those days?")

@@ -315,3 +315,14 @@ def test_dev16_the_noise_over_which_nothing_is_heard_is_no_device():
     tool, args = plan("I can't hear a thing over the washing machine.", reg, None)
     assert (tool.name, args) == ("set_volume", {"change": "up"})
     assert plan("The fan is too loud.", reg, None) is None
+
+
+def test_one_clause_of_several_orders_the_sound_and_the_others_give_the_reason():
+    reg = ToolRegistry(Home().tools())
+    # dev12 (session 23): "Little one's asleep, turn the music right down." stopped the music
+    tool, args = plan("Little ones asleep, turn the music right down.", reg, None)
+    assert (tool.name, args) == ("set_volume", {"change": "down"})
+    tool, args = plan("Baby is sleeping. Music down.", reg, None)
+    assert (tool.name, args) == ("set_volume", {"change": "down"})
+    assert plan("Kitchen light on, music down.", reg, None) is None  # two orders: left to the model
+    assert wanted("Is the music down?") is None

@@ -291,7 +291,7 @@ class RelevanceGate(Hook):
         one that reads it, not the setter it sounds like. Measured on dev, dev2 and dev3:
         every such question was a line no tool serves, and every question a tool answers
         (the weather, the time) was nearest to that tool."""
-        if not self.unreported or not is_question(ctx.text) or rel.best[0] is None:
+        if not self.unreported or not is_question(ctx.text) or rel.best[0] is None or asks_the_hour(ctx.text):
             return False
         tool, (other, sim) = ctx.registry.get(rel.best[0]), rel.second
         if changes_things(tool):
@@ -412,6 +412,20 @@ _AFTER_THING = frozenset({"for", "to", "in", "on", "at", "of", "with", "and", "f
 #: an order said as the thing and its new state: "lights out everywhere", "heating on, please"
 #: (dev14: "Right, I'm off to bed, lights out everywhere." was made to answer in words)
 _SWITCHED = re.compile(r"\b([a-z]+)\s+(?:on|off|out)\b")
+
+
+#: a question whether the clock has reached an hour ("Is it gone five yet?", dev14: nearest a
+#: timer by its embedding, so taken for a timer's state): it asks the time of day
+_HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight|\d{1,2}(?::\d{2})?)"
+_ASKS_THE_HOUR = re.compile(
+    r"^\W*(?:(?:so|ok|okay|hey|um|uh)\W+)*(?:is\s+it|it's|has\s+it|are\s+we)\s+(?:not\s+|already\s+)?"
+    rf"(?:(?:(?:gone|past|after|before|nearly|almost|got\s+to)\s+)+{_HOUR}(?:\s*o'?clock)?"
+    rf"|{_HOUR}\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))(?:\s+(?:yet|already))?\W*$")
+
+
+def asks_the_hour(request: str) -> bool:
+    """Does ``request`` ask whether it is past an hour of the day ("Is it gone five yet?")?"""
+    return bool(_ASKS_THE_HOUR.match(request.lower()))
 
 
 def ordered_tools(request: str, registry: Any) -> set[str]:

@@ -100,7 +100,7 @@ BARE = {"more": 1, "up": 1, "higher": 1, "less": -1, "down": -1, "lower": -1}
 #: words a bare way may come with
 _BARE_GLUE = frozenset("""
 bit little notch touch tad slightly even just make go turn bring keep more much lot way yeah yes it
-couple few notches degree degrees points steps by
+couple few notches degree degrees points steps by right
 """.split()) | GLUE | FILLERS
 #: how many steps a bare way says ("Up a couple more." after the thermostat at 67 -> 69)
 _STEPS = {"couple": 2, "few": 3}
@@ -151,11 +151,25 @@ def wanted(request: str) -> tuple[str | None, int, bool] | None:
     ways = {BARE[w] for w in words if w in BARE}
     if len(ways) == 1 and all(w in _BARE_GLUE or w in BARE for w in words):
         return None, ways.pop(), False
-    named = {QUANTITY_WORDS[w] for w in words if w in QUANTITY_WORDS}
-    if len(ways) == 1 and len(named) == 1 and all(w in _BARE_GLUE or w in BARE or w in QUANTITY_WORDS or w in _NUDGES
-                                                  for w in words):
-        return named.pop(), ways.pop(), False  # "Nudge the speakers up a touch, please."
+    # "Nudge the speakers up a touch, please."; one clause of several ("Little one's asleep, turn
+    # the music right down.", dev12): the others give the reason
+    clauses = [WORD.findall(c) for c in _CLAUSES.split(low)] if _CLAUSES.search(low) else []
+    for clause in [words] + clauses:
+        if clause is not words and any(set(other) & _ORDERS for other in clauses if other is not clause):
+            continue  # "Kitchen light on, music down.": the other clause orders something too
+        ways = {BARE[w] for w in clause if w in BARE}
+        named = {QUANTITY_WORDS[w] for w in clause if w in QUANTITY_WORDS}
+        if len(ways) == 1 and len(named) == 1 and all(
+                w in _BARE_GLUE or w in BARE or w in QUANTITY_WORDS or w in _NUDGES for w in clause):
+            return named.pop(), ways.pop(), False
     return None
+
+
+#: where a request's clauses part
+_CLAUSES = re.compile(r"\s*[,;.!]\s*|\s+so\s+")
+#: words of a clause that orders something of its own
+_ORDERS = frozenset(QUANTITY_WORDS) | frozenset(BARE) | _OTHER_VERBS | frozenset(
+    "on off set turn switch timer list weather time add".split())
 
 
 def _tool_for(quantity: str, registry: Any) -> Any:
