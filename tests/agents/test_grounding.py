@@ -477,6 +477,8 @@ def test_dev16_an_ended_timer_the_whole_flat_a_question_asked_again_and_heard_wo
     assert unknown_place("Lights off in the whole conservatory.", light, {"room": "all", "on": False}, tools)
     # "Turn the AC on in the bedroom." switched the bedroom light on; "brolly" is an umbrella
     assert why_not("Turn the AC on in the bedroom.", light, {"room": "bedroom", "on": True}, tools) == "device"
+    assert why_not("Crank the aircon down to twenty-four, it's stinking hot.", reg.get("set_thermostat"),
+                   {"temperature": 24}, tools) != "device"  # dev14: the air conditioning holds a temperature
     assert why_not("Wondering if I need a brolly in Manchester.", reg.get("get_weather"), {}, tools) is None
     # "whats the thyme": the herb read as the time
     assert why_not("whats the thyme", reg.get("get_time"), {}, tools) is None

@@ -68,6 +68,7 @@ from edgevox.agents.slm.amounts import (
 from edgevox.agents.slm.follow_up import previous_call, retarget
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.vocabulary import (
+    CLIMATE_DEVICES,
     DEVICES,
     ENDING_WORDS,
     FILLERS,
@@ -331,6 +332,10 @@ def _wordy(value: str) -> bool:
 _LENGTH = re.compile(rf"\b(?:{TIME_UNITS})\b")
 
 
+#: what a tool that sets a room's temperature is about: it may serve the air conditioning
+_CLIMATE_TARGETS = frozenset(stem(w) for w in ("temperature", "thermostat", "heat", "heating", "cool"))
+
+
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
@@ -341,6 +346,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         low = re.sub(r"\bshut\b(?=[\w\s']*?\b(?:off|down)\b)", " ", request.lower())  # "Shut the music off."
         opens = {stem(w) for w in WORD.findall(low) if w in OPENERS}
         unserved = unserved_devices(request, tools)
+        if target & _CLIMATE_TARGETS:
+            unserved -= CLIMATE_DEVICES  # "Crank the aircon down to twenty-four" (dev14) sets a temperature
         if unserved and _time_params_of(tool) and _LENGTH.search(request) and all(
                 re.search(rf"\bin\s+(?:the|my|our)\s+{re.escape(d)}", request.lower()) for d in unserved):
             unserved = set()  # "... thirty-five minutes in the oven, can you time it?" (dev12): timed, not worked

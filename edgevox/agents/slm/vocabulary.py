@@ -37,6 +37,10 @@ cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets sock
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
 lawn lawns garden pool hedge rail rails ac aircon
 """.split())
+#: devices that hold a room's temperature: a tool that sets one may serve them ("Crank the
+#: aircon down to twenty-four.", dev14), no other tool does ("Turn the AC on in the bedroom.",
+#: dev16, switched the bedroom light on)
+CLIMATE_DEVICES = frozenset({"ac", "aircon"})
 #: things that stand in one room of most homes (generic knowledge, written here): "I can barely
 #: see the hob." is about the kitchen's light
 ROOM_OF = {
