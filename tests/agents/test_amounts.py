@@ -333,3 +333,18 @@ def test_halfway_is_the_middle_of_the_range():
     volume = ToolRegistry(Home().tools()).get("set_volume")
     # dev13 (session 21): "Volume halfway." turned the volume down a step
     assert fix_share("Volume halfway.", volume, {"change": "down", "level": None}) == {"change": None, "level": 50}
+
+
+def test_dev18_a_level_heard_after_two_and_a_number_spelt_as_heard():
+    from edgevox.agents.slm.amounts import fix_said_level, fix_unsaid_number, heard_numbers
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry(Home().tools())
+    # dev18 (session 23): "two fifty percent" was read 25, "two twenty" 22, "up to fourty" a step
+    assert heard_numbers("dim the living room lights two fifty percent") == "dim the living room lights to fifty percent"
+    assert heard_numbers("I have two twenty pound notes") == "i have two twenty pound notes"
+    assert fix_unsaid_number("set the thermostat two twenty", reg.get("set_thermostat"),
+                             {"temperature": 22, "unit": "celsius"}) == {"temperature": 20, "unit": "celsius"}
+    assert fix_said_level("turn the volume up to fourty", reg.get("set_volume"), {"change": "up", "level": None}) == \
+        {"change": "up", "level": 40}

@@ -311,3 +311,13 @@ def test_a_question_whether_the_clock_has_reached_an_hour_asks_the_time():
     assert asks_the_hour("Is it 5 pm yet?") and asks_the_hour("is it after midnight")
     assert not asks_the_hour("Is it five minutes yet?") and not asks_the_hour("Is it 20?")
     assert not asks_the_hour("Is it 20 degrees?") and not asks_the_hour("Is it one of those days?")
+
+
+def test_a_request_that_ends_by_taking_itself_back_is_answered_in_words():
+    from edgevox.agents.slm.relevance import withdrawn
+
+    # dev18 (session 23): "Set a timer for... no, forget it." cancelled a timer named "no"
+    assert withdrawn("Set a timer for... no, forget it.")
+    assert withdrawn("Turn off the kitchen light, actually never mind")
+    assert not withdrawn("No, forget it.")  # the turn before taken back: follow_up.undo's
+    assert not withdrawn("Never mind the lights, set a timer for 5 minutes.")

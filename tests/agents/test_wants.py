@@ -326,3 +326,23 @@ def test_one_clause_of_several_orders_the_sound_and_the_others_give_the_reason()
     assert (tool.name, args) == ("set_volume", {"change": "down"})
     assert plan("Kitchen light on, music down.", reg, None) is None  # two orders: left to the model
     assert wanted("Is the music down?") is None
+
+
+def test_dev18_a_light_left_on_a_list_call_the_other_way_round():
+    from edgevox.agents.slm.wants import list_call_turned
+
+    reg = ToolRegistry(Home().tools())
+    # dev18 (session 23): "Someone left the living room light on again." switched it on
+    tool, args = plan("Someone left the living room light on again.", reg, None)
+    assert (tool.name, args) == ("set_light", {"room": "living room", "on": False})
+    assert plan("Leave the hallway light on for me.", reg, None) is None  # keeps it on
+    assert plan("Who left the bathroom light on?", reg, None) is None
+    # "Take apples off the list and add pears." added apples
+    said = "Take apples off the list and add pears."
+    tool, args = list_call_turned(said, reg, ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "apples"}))
+    assert (tool.name, args) == ("remove_from_shopping_list", {"item": "apples"})
+    tool, args = list_call_turned(said, reg, ToolCall(id="c", name="remove_from_shopping_list", arguments={"item": "pears"}))
+    assert (tool.name, args) == ("add_to_shopping_list", {"item": "pears"})
+    assert list_call_turned(said, reg, ToolCall(id="c", name="remove_from_shopping_list", arguments={"item": "apples"})) is None
+    assert list_call_turned("Put takeaway boxes on the list.", reg,
+                            ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "takeaway boxes"})) is None

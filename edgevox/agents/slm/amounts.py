@@ -195,7 +195,7 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
     that change things: a calculator's number may be worked from the request ("10 %" -> 0.1)."""
     if not changes_things(tool):
         return None
-    request = corrected(request) or request  # a number taken back is not said
+    request = heard_numbers(corrected(request) or request)  # a number taken back is not said
     held = [(k, v) for k, v in arguments.items() if is_number(v)]
     said = spoken_numbers(_CLOCK.sub(" ", request))
     if len(said) > 1 and JOIN.search(request):  # "heating to twenty and set a timer for fifteen minutes" (dev12)
@@ -313,7 +313,12 @@ _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
           (re.compile(rf"\b(?:for|fore)\s+(?=(?:{TIME_UNITS})\b)"), "four "),
           # "set a three our timer" (dev13): "hour" heard as "our" right after a number
           (re.compile(r"\b(\d+|" + "|".join([*NUMBER_WORDS[1:], *TENS]) + r")\s+our\b(?=\s+timer\b|\s*[,.!?]?\s*$)"),
-           r"\1 hour")]
+           r"\1 hour"),
+          # "dim the living room lights two fifty percent", "set the thermostat two twenty" (dev18):
+          # "to" heard as "two" before a level in tens
+          (re.compile(r"\b(set|dim|turn|put|bring|change|raise|lower|drop|up|down|lights?|lamps?|thermostat|heating"
+                      r"|volume|brightness|it|them)\s+two\s+(?=(?:" + "|".join(TENS) + r"|[1-9]\d)\b)"), r"\1 to "),
+          (re.compile(r"\bfourty\b"), "forty"), (re.compile(r"\bninty\b"), "ninety")]  # spelt as heard (dev18)
 
 
 def heard_numbers(request: str) -> str:
@@ -496,7 +501,7 @@ def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
     # other enum value ("Bathroom to eighty." -> room "bathroom")
     chosen = [str(v).lower() for k, v in arguments.items()
               if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
-    for part in JOIN.split(request.lower()):
+    for part in JOIN.split(heard_numbers(request)):  # "up to fourty" (dev18)
         said = f" {' '.join(WORD.findall(part))} "
         if not ({stem(w) for w in WORD.findall(part)} & targets or any(f" {v} " in said for v in chosen)
                 or ({"up", "down"} & set(chosen) and set(WORD.findall(part)) & (UP_WORDS | DOWN_WORDS))):

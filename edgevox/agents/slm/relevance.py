@@ -329,6 +329,8 @@ class RelevanceGate(Hook):
                                       reason=f"redirected to {st['redirect']}", counted=False)
         if ctx.hop != 0 or request.strategy not in ("reply_or_tool", "free") or not request.tools:
             return None  # a forced or tool-less hop, or a later one: not the request's first decision
+        if withdrawn(ctx.text):
+            return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="taken back")
         rel = self._relevance(ctx)
         if rel is None:
             return None
@@ -421,6 +423,21 @@ _ASKS_THE_HOUR = re.compile(
     r"^\W*(?:(?:so|ok|okay|hey|um|uh)\W+)*(?:is\s+it|it's|has\s+it|are\s+we)\s+(?:not\s+|already\s+)?"
     rf"(?:(?:(?:gone|past|after|before|nearly|almost|got\s+to)\s+)+{_HOUR}(?:\s*o'?clock)?"
     rf"|{_HOUR}\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))(?:\s+(?:yet|already))?\W*$")
+
+
+#: a request that ends by taking itself back ("Set a timer for... no, forget it.", dev18: it
+#: cancelled a timer named "no"); the words before it must say something of their own
+_WITHDRAWN = re.compile(r"^(.*?\w.*?)(?:\.\.\.|…|[,.;!?-])\s*(?:(?:no|nah|oh|actually|wait|hmm|um|uh|ah)\W+)*"
+                        r"(?:forget\s+(?:it|that|about\s+it|i\s+said\s+anything)|never\s*mind|don't\s+bother|scratch\s+that"
+                        r"|skip\s+it|not\s+now|leave\s+it)\W*$")
+_ONLY_TAKING_BACK = frozenset("no nah oh actually wait hmm um uh ah ok okay sorry so well".split())
+
+
+def withdrawn(request: str) -> bool:
+    """Does ``request`` end by taking back what it began to ask? Not a whole request that only
+    takes back the turn before ("No, forget it.": ``follow_up.undo``'s)."""
+    m = _WITHDRAWN.match(request.lower().strip())
+    return bool(m) and not set(WORD.findall(m.group(1))) <= _ONLY_TAKING_BACK
 
 
 def asks_the_hour(request: str) -> bool:

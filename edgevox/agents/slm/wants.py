@@ -45,6 +45,7 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import (
+    JOIN,
     NUMBER_WORDS,
     TENS,
     said_numbers,
@@ -245,6 +246,24 @@ def mute_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     return tool, {key: int(low) if float(low).is_integer() else low}
 
 
+#: "Someone left the living room light on again." (dev18: the model switched it on): a light
+#: complained of as left on wants it off (not "Leave the hall light on for me.": that keeps it on)
+_LEFT_ON = re.compile(r"\b(?:left|keeps?\s+leaving|always\s+leaves?)\s+(?:the\s+|my\s+|our\s+|all\s+the\s+)?([a-z' -]+?)\s+on\b"
+                      r"(?!\s+(?:purpose|the|my|our|a|an|top|it)\b)")
+
+
+def left_on_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The light tool switched off in the room said, when a light is complained of as left on."""
+    if is_question(request) or not (m := _LEFT_ON.search(request.lower())):
+        return None
+    tool = _tool_for("light", registry)
+    switches = boolean_params(tool) if tool is not None else []
+    if len(switches) != 1 or not {stem(w) for w in WORD.findall(m.group(1))} & {stem(w) for w in ANCHORS["light"]}:
+        return None
+    place = _place(m.group(1), tool)
+    return (tool, {place[0]: place[1], switches[0]: False}) if place else None
+
+
 #: the whole line is the sound and a level: "Speakers at ninety.", "volume to 30 percent please"
 _SOUND_LEVEL = re.compile(r"^\W*(?:(?:uh|um|er|ok|okay)\W+)*(?:the\s+)?(?:speakers?|volume|sound)\s+(?:at|to|on)\s+"
                           r"([a-z0-9 -]+?)\s*(?:percent|%)?(?:\s*,?\s*please)?\W*$")
@@ -403,6 +422,36 @@ def list_tool(registry: Any, verbs: str) -> tuple[Any, str] | None:
     return (found[0], found[0].parameters["required"][0]) if len(found) == 1 else None
 
 
+#: the verbs of a part of a request that put a thing on a list, and that take one off
+_PUTS_ON = re.compile(r"\b(?:add|put|get|buy|stick|pop|need)\b")
+_TAKES_OFF = re.compile(r"\b(?:remove|delete|scratch|cross|strike)\b|\b(?:take|knock|rub)\b.*\b(?:off|out)\b")
+
+
+def list_way_said(request: str, item: str) -> str | None:
+    """"add" or "remove": what the one part of ``request`` that says ``item`` does with it
+    ("Take apples off the list and add pears." -> apples: "remove"), or None."""
+    words = set(WORD.findall(item.lower()))
+    parts = [p for p in JOIN.split(request.lower()) if words and words <= set(WORD.findall(p))]
+    if len(parts) != 1:
+        return None
+    puts, takes = bool(_PUTS_ON.search(parts[0])), bool(_TAKES_OFF.search(parts[0]))
+    return "add" if puts and not takes else "remove" if takes and not puts else None
+
+
+def list_call_turned(request: str, registry: Any, call: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The list call the other way round when the part that says its item does the other thing
+    (dev18: "Take apples off the list and add pears." added apples), or None."""
+    adder, remover = list_adder(registry), list_tool(registry, "remove|delete")
+    if adder is None or remover is None or call.name not in (adder[0].name, remover[0].name):
+        return None
+    mine, other = (adder, remover) if call.name == adder[0].name else (remover, adder)
+    item = call.arguments.get(mine[1]) if isinstance(call.arguments, dict) else None
+    way = list_way_said(request, item) if isinstance(item, str) else None
+    if way is None or (way == "add") == (mine is adder):
+        return None
+    return other[0], {other[1]: item}
+
+
 def list_adder(registry: Any) -> tuple[Any, str] | None:
     """(the one tool that adds an item to a list, its one required parameter), or None."""
     return list_tool(registry, "add")
@@ -457,7 +506,7 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
     heard = re.sub(r"\b(hear\b.*?)\s+over\s+(?:the|my|our|all\s+the)\s+[\w' -]+", r"\1", request.lower())
     if unserved_devices(heard, list(registry)):
         return None  # "The fan is too loud.": not ours
-    if muted := mute_call(request, registry) or level_call(request, registry):
+    if muted := mute_call(request, registry) or level_call(request, registry) or left_on_call(request, registry):
         return muted
     want = wanted(request)
     if want is None:
@@ -509,6 +558,11 @@ class Wants(Hook):
             return self._one_item(ctx, call) or HookResult.replace(call, counted=False)
         if ctx.successes():
             return None
+        if (turned := list_call_turned(ctx.text, ctx.registry, call)) is not None:
+            tool, args = turned
+            ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
+            return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
+                                      reason=f"the list's other way said: {tool.name} with {args}")
         if (instead := transport_call(ctx.text, ctx.registry, call)) is not None:
             tool, args = instead
             ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
