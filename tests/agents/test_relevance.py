@@ -314,10 +314,10 @@ def test_a_question_whether_the_clock_has_reached_an_hour_asks_the_time():
 
 
 def test_a_request_that_ends_by_taking_itself_back_is_answered_in_words():
-    from edgevox.agents.slm.relevance import withdrawn
+    from edgevox.agents.slm.relevance import takes_itself_back
 
     # dev18 (session 23): "Set a timer for... no, forget it." cancelled a timer named "no"
-    assert withdrawn("Set a timer for... no, forget it.")
-    assert withdrawn("Turn off the kitchen light, actually never mind")
-    assert not withdrawn("No, forget it.")  # the turn before taken back: follow_up.undo's
-    assert not withdrawn("Never mind the lights, set a timer for 5 minutes.")
+    assert takes_itself_back("Set a timer for... no, forget it.")
+    assert takes_itself_back("Turn off the kitchen light, actually never mind")
+    assert not takes_itself_back("No, forget it.")  # the turn before taken back: follow_up.undo's
+    assert not takes_itself_back("Never mind the lights, set a timer for 5 minutes.")

@@ -169,10 +169,6 @@ _TAKES_BACK = frozenset("no nah nope wait sorry actually mean rather scratch han
 _CORRECTING = _TAKES_BACK | FILLERS | frozenset("i or make it that hang on".split())
 
 
-#: the units a number taken back may be said with
-_UNIT_WORDS = frozenset("hour hours minute minutes min mins second seconds sec secs percent degree degrees".split())
-
-
 def corrected(request: str) -> str | None:
     """``request`` without a number the speaker took back and the words that took it back
     ("Volume to thirty, no wait, forty-five." -> "volume to forty five"), in lower-case words;
@@ -181,7 +177,7 @@ def corrected(request: str) -> str | None:
     found = numbers_in(words)
     kept = list(words)
     for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
-        # the unit may come with each number: "5 minutes, no wait, 8 minutes" (dev16)
+        # the unit may come with each number: "5 minutes, no wait, 8 minutes" (dev16; _UNIT_WORDS)
         between = [w for k, w in enumerate(words[i + width:j]) if not (k == 0 and w in _UNIT_WORDS)]
         if between and set(between) <= _CORRECTING and set(between) & _TAKES_BACK:
             kept = kept[:i] + kept[j:]

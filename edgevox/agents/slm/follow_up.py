@@ -189,6 +189,12 @@ def undo(text: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> t
     previous call's values of the parameters they share; None otherwise."""
     if not _UNDO.match(text.lower()):
         return None
+    return undoing_call(registry, tool, arguments)
+
+
+def undoing_call(registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tuple[Any, dict[str, Any]] | None:
+    """(the one registry tool that undoes ``tool``, ``arguments``' values of the parameters
+    they share), or None when no tool or several do."""
     undoers = [t for t in registry if undoes(t, tool)]
     if len(undoers) != 1:
         return None

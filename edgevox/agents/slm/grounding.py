@@ -65,7 +65,7 @@ from edgevox.agents.slm.amounts import (
     said_numbers,
     said_step,
 )
-from edgevox.agents.slm.follow_up import previous_call, retarget
+from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.vocabulary import (
     CLIMATE_DEVICES,
@@ -89,7 +89,6 @@ from edgevox.agents.slm.vocabulary import (
     stem,
     target_words,
     tool_words,
-    undoes,
     without_idioms,
 )
 
@@ -619,17 +618,15 @@ def ended_instead(request: str, registry: Any, tool: Any, arguments: Mapping[str
     the registry has one tool that undoes the called one (``cancel_timer``), given the call's
     values of the parameters they share. Never for a question ("How long till the chicken timer
     goes off?", dev16, would have cancelled it)."""
-    words = set(WORD.findall(heard_words(request).lower()))
-    if not words & ENDING_WORDS or is_question(request) or not invents_a_length(request, tool, arguments):
+    heard = heard_words(request)
+    if not set(WORD.findall(heard.lower())) & ENDING_WORDS or is_question(request) \
+            or not invents_a_length(request, tool, arguments) or (undone := undoing_call(registry, tool, arguments)) is None:
         return None
-    undoers = [t for t in registry if undoes(t, tool)]
-    if len(undoers) != 1:
-        return None
-    shared = {k: v for k, v in arguments.items() if k in properties(undoers[0])}
-    name = said_name(heard_words(request), tool)  # "the pizza timer": the one to end
-    named = {k: name for k in properties(undoers[0]) if name and k in properties(tool)
+    undoer, shared = undone
+    name = said_name(heard, tool)  # "the pizza timer": the one to end
+    named = {k: name for k in properties(undoer) if name and k in properties(tool)
              and isinstance(shared.get(k), (str, type(None)))}
-    return undoers[0], {**shared, **named}
+    return undoer, {**shared, **named}
 
 
 def withdrawn(call: Any, why: str) -> HookResult:

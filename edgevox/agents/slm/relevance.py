@@ -329,7 +329,7 @@ class RelevanceGate(Hook):
                                       reason=f"redirected to {st['redirect']}", counted=False)
         if ctx.hop != 0 or request.strategy not in ("reply_or_tool", "free") or not request.tools:
             return None  # a forced or tool-less hop, or a later one: not the request's first decision
-        if withdrawn(ctx.text):
+        if takes_itself_back(ctx.text):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="taken back")
         rel = self._relevance(ctx)
         if rel is None:
@@ -433,7 +433,7 @@ _WITHDRAWN = re.compile(r"^(.*?\w.*?)(?:\.\.\.|…|[,.;!?-])\s*(?:(?:no|nah|oh|a
 _ONLY_TAKING_BACK = frozenset("no nah oh actually wait hmm um uh ah ok okay sorry so well".split())
 
 
-def withdrawn(request: str) -> bool:
+def takes_itself_back(request: str) -> bool:
     """Does ``request`` end by taking back what it began to ask? Not a whole request that only
     takes back the turn before ("No, forget it.": ``follow_up.undo``'s)."""
     m = _WITHDRAWN.match(request.lower().strip())

@@ -25,6 +25,7 @@ from edgevox.agents.slm.vocabulary import enum_of, properties
 #: "no wait") without them
 _MARK = (r"(?:,\s*(?:no|nah|sorry|wait|actually|oops)(?:\s*,?\s*(?:no|sorry|wait|actually|i\s+mean))*\s*,?"
          r"|,?\s*(?:i\s+mean|or\s+rather|no\s+wait|no\s+sorry|make\s+that)\s*,?)\s+")
+_MARK_SAID = re.compile(_MARK)
 _OPENS_WITH_MARK = re.compile(r"^\s*(?:(?:no|nah|sorry|wait|actually|oops|i\s+mean|or\s+rather|make\s+that)\b\W*)+")
 #: where the thing meant ends: a comma or full stop, or a word that starts what is done with it
 _MEANT_ENDS = re.compile(r"[,.;!?]|(?:^|\s+)(?:to|on|onto|from|off|in|into|for|please|and|then|light|lights|lamp)\b")
@@ -67,9 +68,6 @@ def fix_taken_back(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
         else:
             fixed[key] = meant
     return fixed if fixed != dict(arguments) else None
-
-
-_MARK_SAID = re.compile(_MARK)
 
 
 def without_taken_back(items: list[str]) -> list[str]:
