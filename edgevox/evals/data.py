@@ -14,7 +14,7 @@ the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), rea
 number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
 one; tune on dev only, report test as held out.
 
-An item may name its split instead (``"split": "dev2"`` to ``"dev18"``): tuning
+An item may name its split instead (``"split": "dev2"`` to ``"dev20"``): tuning
 sets written later, to catch rules that fit only dev's phrasings (dev3 mostly of lines no tool serves;
 dev4 written in session 6 over the outside set's topics and run once before any change, as a
 fresh estimate of how the shipped agent does on phrasings it was not tuned on; dev5 the same,
@@ -26,7 +26,10 @@ dev12 the same again, session 20, by a helper that also never read the agent's r
 the same again, session 21; dev15 the same again, session 22, with every item that repeats a line of
 another file dropped unread; dev16 and dev17 the same again, session 23, in the terse style
 of a smart speaker: dev16 tuned on, dev17 run only before and after the session's rules; dev18 the same again, later in
-session 23, weighted to lines to be left alone, follow-ups and corrections, tuned on).
+session 23, weighted to lines to be left alone, follow-ups and corrections, tuned on; dev19 and
+dev20 the same again, session 24, by two helpers that saw neither each other's split nor any
+other file, with every line a stock phrase would repeat dropped: dev19 tuned on, dev20 run only
+before and after the session's rules).
 They are never part of dev, test or "all".
 """
 
@@ -39,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 #: splits an item may name itself (tuning sets outside the hashed dev/test split)
-NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18")
+NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18",
+               "dev19", "dev20")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
