@@ -279,6 +279,10 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
         "minutes": 0, "hours": 3, "seconds": 0}
     assert fix_duration("set a two our timer", timer, {"minutes": 0, "hours": 0, "seconds": 0})["hours"] == 2
     assert fix_duration("Play our song for ten minutes.", timer, {"minutes": 10}) is None  # "our" said as "our"
+    # dev18 (session 24): "set a for our timer" started 1 hour 5 seconds
+    assert fix_duration("set a for our timer", timer, {"hours": 1, "minutes": 0, "seconds": 5}) == {
+        "hours": 4, "minutes": 0, "seconds": 0}
+    assert fix_duration("Set a timer for our pizza, 12 minutes.", timer, {"minutes": 12}) is None
     # dev13: the first number was taken back, and the model kept it
     assert corrected("Volume to thirty, no wait, forty-five.") == "volume to forty five"
     assert corrected("Heating to twenty-four... no, sorry, twenty-two.") == "heating to twenty two"

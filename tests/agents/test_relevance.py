@@ -321,3 +321,10 @@ def test_a_request_that_ends_by_taking_itself_back_is_answered_in_words():
     assert takes_itself_back("Turn off the kitchen light, actually never mind")
     assert not takes_itself_back("No, forget it.")  # the turn before taken back: follow_up.undo's
     assert not takes_itself_back("Never mind the lights, set a timer for 5 minutes.")
+
+
+def test_a_request_taken_back_acts_on_nothing_and_says_okay(embedder):
+    # session 24: the model had worded it "Sorry, I can't do that."
+    be, agent, home = _gated([call("cancel_timer", label="no")], embedder)
+    r = agent.run("Set a timer for... no, forget it.")
+    assert r.calls == [] and r.reply == "Okay." and be.requests == []

@@ -136,6 +136,24 @@ def test_after_a_blocked_first_call_the_first_hop_that_acts_gets_the_remainder(e
     assert home.thermostat_c == 20 and home.lights["bedroom"] is False and [t["seconds"] for t in home.timers] == [1200]
 
 
+def test_a_part_the_tool_refused_does_not_end_the_rest_of_the_request(embedder):
+    # dev18 (session 24): "Take apples off the list and add pears." on an empty list -- the
+    # remover raised, and the turn ended at its refusal without adding the pears
+    be, agent, home = _home([call("remove_from_shopping_list", item="apples"),
+                             call("add_to_shopping_list", item="pears")], embedder)
+    r = agent.run("Take apples off the list and add pears.")
+    assert [(c.name, c.ok) for c in r.calls] == [("remove_from_shopping_list", False),
+                                                 ("add_to_shopping_list", True)], r.calls
+    assert home.shopping == ["pears"]
+    # a call a hook blocked is no refusal: the remainder waits for the hop that acts
+    from edgevox.agents.slm.remainder import refused
+    from edgevox.tools import ToolResult
+
+    assert refused(ToolResult(name="t", arguments={}, ok=False, error="x", error_type="exception"))
+    assert not refused(ToolResult(name="t", arguments={}, ok=False, error="x", error_type="invalid_arguments"))
+    assert not refused(ToolResult(name="t", arguments={}, ok=True))
+
+
 @pytest.mark.model
 def test_on_the_real_model_both_actions_of_one_sentence_run(qwen_backend):
     from edgevox.examples.home import home_agent

@@ -307,6 +307,8 @@ def said_time_total(request: str) -> float | None:
 #: minute timer": dev12, session 20; the model read 10 hours and 1 minute)
 _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
           (re.compile(rf"\b(?:for|fore)\s+(?=(?:{TIME_UNITS})\b)"), "four "),
+          # "set a for our timer" (dev18): "a four hour timer" heard whole; "a for" is said of no other thing
+          (re.compile(r"\ba\s+(?:for|fore)\s+(?=our\s+timer\b)"), "a four "),
           # "set a three our timer" (dev13): "hour" heard as "our" right after a number
           (re.compile(r"\b(\d+|" + "|".join([*NUMBER_WORDS[1:], *TENS]) + r")\s+our\b(?=\s+timer\b|\s*[,.!?]?\s*$)"),
            r"\1 hour"),

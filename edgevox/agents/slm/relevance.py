@@ -329,8 +329,9 @@ class RelevanceGate(Hook):
                                       reason=f"redirected to {st['redirect']}", counted=False)
         if ctx.hop != 0 or request.strategy not in ("reply_or_tool", "free") or not request.tools:
             return None  # a forced or tool-less hop, or a later one: not the request's first decision
-        if takes_itself_back(ctx.text):
-            return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="taken back")
+        if takes_itself_back(ctx.text):  # nothing to do, and nothing for the model to word: it had
+            # said "Sorry, I can't do that." (dev18)
+            return HookResult.end(ctx.agent.phrases.taken_back, reason="taken back")
         rel = self._relevance(ctx)
         if rel is None:
             return None

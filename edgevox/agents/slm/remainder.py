@@ -5,7 +5,8 @@ set the thermostat to 20.", "Play some jazz and set the volume to 30." and "Set 
 to 21 and start a 15 minute timer." each made one call, for the first half, and the tool's own
 sentence ended the turn. Demonstrations of lists of calls taught the list form only in part.
 
-Here, after the calls of the first hop have all succeeded, the request is cut at its joins
+Here, after the calls of the first hop have run (succeeded, or been refused by the tool itself:
+``refused``), the request is cut at its joins
 ("and", "then", "also", ";") and each part is compared by meaning with the tools' requests
 (the relevance gate's index, ``relevance.ToolIndex``). A part clearly near a tool that no call
 of the turn used (margin at least ``CALL_ABOVE`` over the no-tool lines, ``TRUST_LEAD`` ahead
@@ -48,6 +49,14 @@ from edgevox.agents.slm.vocabulary import (
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 NOTE_HEADS = ("Call ",)
+def refused(result: Any) -> bool:
+    """Did the tool itself run and refuse (raised: "'apples' is not on the shopping list")? The
+    rest of the request still stands: "Take apples off the list and add pears." (dev18) had
+    ended at the refusal and never added the pears. A call a hook blocked is not refused: the
+    turn may redirect it."""
+    return not getattr(result, "ok", True) and getattr(result, "error_type", None) == "exception"
+
+
 class Remainder(Hook):
     """One more hop for the undone part of a two-action request (see the module docstring)."""
 
@@ -58,7 +67,7 @@ class Remainder(Hook):
                  lead: float = TRUST_LEAD, readers_only: bool = False, rounds: int = 1, **kw: Any):
         """``readers_only``: the extra hop may only call tools that look things up (never one
         that may act: ``vocabulary.may_act``) -- for tool sets nobody has measured this on.
-        ``rounds``: at most this many extra hops, each after the last one's calls succeeded
+        ``rounds``: at most this many extra hops, each after the last one's calls ran
         (a request for three or four things)."""
         super().__init__(**kw)
         self.rounds = rounds
@@ -138,11 +147,10 @@ class Remainder(Hook):
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
         st = ctx.state(self)
         acted_before = any(r.dispatched and r.error is None and r.hop < ctx.hop for r in ctx.records)
-        if st.get("rounds", 0) >= self.rounds or not getattr(result, "ok", False) or (
+        if st.get("rounds", 0) >= self.rounds or not (getattr(result, "ok", False) or refused(result)) or (
                 acted_before and st.get("forced_hop") != ctx.hop):
             return None  # only the turn's first hop that acts (a blocked first call may be redirected)
-            # or the extra hop this hook forced; the turn goes on only when every call of that hop
-            # succeeded: dispatch checks
+            # or the extra hop this hook forced
         called = {r.name for r in ctx.records} | {result.name}
         found = self.undone(ctx, called)
         st["pending"] = found
