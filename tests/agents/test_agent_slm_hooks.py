@@ -342,3 +342,27 @@ def test_runtime_note_read_back_is_not_spoken():
                  tools=[get_stock])
     r = ag.run("ACME price?")
     assert r.reply == "The stock service is down." and ag.loop_stats["note_echoes"] == 1
+
+
+def test_echo_guard_an_examples_answer_about_what_nobody_named_is_said_from_the_results():
+    from edgevox.agents.slm.echo_guard import EchoGuard, copies_an_example
+    from edgevox.examples.home import home_agent
+
+    # dev19 (session 24): after calls that ran, "Sorry, I can't control a fan." -- no fan named
+    fan = "Sorry, I can't control a fan."
+    both = ('[{"tool": "set_light", "arguments": {"room": "living room", "on": true, "brightness": 80}}, '
+            '{"tool": "cancel_timer", "arguments": {}}]')
+    agent, home = home_agent(ScriptedBackend([both, fan], preset="qwen2.5-coder-0.5b"), hooks=[EchoGuard()],
+                             demonstrations=True)
+    r = agent.run("Bring the living room up to eighty.")
+    assert home.brightness["living room"] == 80 and r.reply == "The living room light is on at 80 percent."
+    agent, _ = home_agent(ScriptedBackend([fan], preset="qwen2.5-coder-0.5b"), hooks=[EchoGuard()], demonstrations=True)
+    assert agent.run("Close the blinds in the lounge.").reply == "Sorry, I can't control the blinds."
+    agent, _ = home_agent(ScriptedBackend([fan], preset="qwen2.5-coder-0.5b"), hooks=[EchoGuard()], demonstrations=True)
+    assert agent.run("Turn on the ceiling fan.").reply == fan  # its own topic: kept
+    demos = agent.demonstrations
+    assert copies_an_example("Sorry, I can't control a fan!", "Kitchen 60, hallway off.", demos)
+    assert not copies_an_example("Okay.", "Kitchen 60, hallway off.", demos)  # no topic: any request's
+    # a general refusal names no topic of its own: it may answer any request
+    assert not copies_an_example("Sorry, I can't do that.", "Book me a taxi.", demos)
+    assert not copies_an_example("Sorry, I can't check that.", "Is the garage door open?", demos)

@@ -6,6 +6,7 @@ import pytest
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents.slm.follow_up import (
+    FollowUp,
     previous_call,
     retarget,
     retarget_name,
@@ -209,3 +210,31 @@ def test_scripted_a_step_after_a_remark_on_the_room_moves_the_thermostat():
     r = agent.run("Hmm, still chilly. Bump that up two more.")
     assert [c.dispatched for c in r.calls] == [True] and home.thermostat_c == 22, r.calls
     assert len(be.requests) == 2  # and the remark got no hop of its own (the real model read the weather)
+
+
+def test_dev19_a_thing_made_and_corrected_is_undone_then_made_again():
+    from edgevox.agents.slm.follow_up import corrects, retarget_thing
+
+    tools = ToolRegistry(Home().tools())
+    add = tools.get("add_to_shopping_list")
+    # dev19 (session 24): "Wait, not apples, pears." after adding apples; "Make that 8 minutes."
+    # after a 5 minute timer had started a second timer beside the first
+    assert retarget_thing("Wait, not apples, pears.", add, {"item": "apples"}) == {"item": "pears"}
+    assert retarget_thing("No, not the pasta, the rice.", add, {"item": "pasta"}) == {"item": "rice"}
+    assert retarget_thing("And pears.", add, {"item": "apples"}) is None
+    assert corrects("Make that 8 minutes.", {"minutes": 8}, None) and corrects("No, twelve.", {"minutes": 12}, None)
+    assert not corrects("And bread.", None, None) and not corrects("8 minutes.", {"minutes": 8}, None)
+    # (the grammar forces each hop's tool; the hook writes the arguments)
+    be = ScriptedBackend([call("start_timer", minutes=5), call("cancel_timer"), call("start_timer", minutes=3)],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be, hooks=[FollowUp()])
+    agent.run("5 minute timer.")
+    r = agent.run("Make that 8 minutes.")
+    assert [(c.name, c.ok) for c in r.calls] == [("cancel_timer", True), ("start_timer", True)], r.calls
+    assert [t["seconds"] for t in home.timers] == [480] and r.reply.endswith("Timer set for 8 minutes.")
+    be = ScriptedBackend([call("add_to_shopping_list", item="milk"), call("add_to_shopping_list", item="bread")],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be, hooks=[FollowUp()])
+    agent.run("Add milk to the list.")
+    agent.run("And bread.")  # another thing like it: nothing undone
+    assert home.shopping == ["milk", "bread"]

@@ -503,3 +503,19 @@ def test_dev16_a_place_asked_about_again_after_a_question_is_a_question():
     assert reason_for(ctx, reg.get("set_light"), {"room": "bedroom", "on": True}) == "question"
     Session.messages[0]["content"] = "Kitchen light off."  # an order before: the follow-up is one too
     assert reason_for(ctx, reg.get("set_light"), {"room": "bedroom", "on": False}) is None
+
+
+def test_dev19_what_someone_is_doing_is_no_request_and_idioms_and_homophones_are_heard():
+    from edgevox.agents.slm.vocabulary import heard_words
+
+    tools = list(ToolRegistry(Home().tools()))
+    music = TOOLS["play_music"]
+    # dev19 (session 24): "Lights up in the conservatory, we're playing cards." -> play_music("cards") ran
+    assert why_not("Lights up in the conservatory, we're playing cards.", music, {"query": "cards"}, tools) == "unrelated"
+    assert why_not("We're playing cards, play some jazz.", music, {"query": "jazz"}, tools) is None
+    assert why_not("Play some jazz, we're having dinner.", music, {"query": "jazz"}, tools) is None
+    # "Should I hang the washing out or is it going to chuck it down?" -> the weather, blocked
+    assert why_not("Should I hang the washing out or is it going to chuck it down?", TOOLS["get_weather"], {}, tools) is None
+    assert heard_words("is it bucketing down") == "is it rain"
+    assert heard_words("turn the hole way light on") == "turn the hallway light on"
+    assert heard_words("the whole way home") == "the whole way home"

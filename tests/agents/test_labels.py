@@ -99,3 +99,28 @@ def test_a_place_the_request_names_fills_a_reader_left_empty():
     assert fix_unsaid_place("whats the weather in paris today", weather, {"location": None}) == {"location": "Paris"}
     assert fix_unsaid_place("whats the weather like in here", weather, {"location": None}) is None
     assert fix_unsaid_place("weather in the morning", weather, {"location": None}) is None
+
+
+def test_dev19_every_room_the_room_said_a_length_is_no_name_and_where_the_speaker_goes():
+    from edgevox.agents.slm.labels import fix_every_room, fix_said_room, fix_unsaid_place
+
+    light, timer, weather = TOOLS["set_light"], TOOLS["start_timer"], TOOLS["get_weather"]
+    # dev19 (session 24): "all the lights" -> the model chose the bedroom ("I'm off to bed")
+    assert fix_every_room("Heat to 20 and all the lights off, I'm off to bed.", light,
+                          {"room": "bedroom", "on": False}) == {"room": "all", "on": False}
+    assert fix_every_room("Every light on.", light, {"room": "hallway", "on": True})["room"] == "all"
+    assert fix_every_room("Turn off all the lights in the kitchen.", light, {"room": "kitchen", "on": False}) is None
+    assert fix_every_room("Turn off all the lights except the bedroom.", light, {"room": "bedroom", "on": False}) is None
+    # "turn the hole way light on" -> room "all": the room said, heard as meant
+    assert fix_said_room("turn the hole way light on", light, {"room": "all", "on": True})["room"] == "hallway"
+    assert fix_said_room("Lights off in the dining room.", light, {"room": "living room", "on": False})["room"] == "dining room"
+    assert fix_said_room("All lights off but the hallway.", light, {"room": "all", "on": False}) is None
+    assert fix_said_room("Lights off in the conservatory.", light, {"room": "all", "on": False}) is None
+    # "Set a timer for 10, no, 15 minutes." -> labels "no" and "15 minutes": no names
+    assert fix_label("Set a timer for 10, no, 15 minutes.", timer, {"label": "no", "minutes": 15})["label"] == "timer"
+    assert fix_label("Set a timer for 10, no, 15 minutes.", timer, {"label": "15 minutes", "minutes": 15})["label"] == "timer"
+    assert fix_label("Cancel the 10 minute timer.", TOOLS["cancel_timer"], {"label": "10 minutes"}) is None  # named by length
+    # "Flying to Lisbon in the morning, will I need a jacket there?" -> the weather here
+    assert fix_unsaid_place("Flying to Lisbon in the morning, will I need a jacket there?", weather,
+                            {"location": None}) == {"location": "Lisbon"}
+    assert fix_unsaid_place("Going to Paris, is it raining in Rome?", weather, {"location": None}) is None

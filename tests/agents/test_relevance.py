@@ -136,9 +136,12 @@ def test_a_tool_that_only_tells_is_trusted_nearer_the_no_tool_lines(embedder):
         r = agent.run(text)
         assert r.calls[0].dispatched and r.calls[0].error is None, text
     # with the setters' threshold for every tool (the gate before) it was blocked (since session
-    # 19's weather phrasings, "wet or dry", the dog walk is near enough for that threshold too)
+    # 19's weather phrasings, "wet or dry", the dog walk is near enough for that threshold too;
+    # since session 24 "bucket down" is read as rain, a word of the weather's own)
+    be, agent, home = _gated([call("get_weather")], embedder)
+    assert agent.run("Is it going to be a washout this evening?").calls[0].dispatched
     be, agent, home = _gated([call("get_weather")], embedder, read_trust_above=None)
-    r = agent.run("Is it going to bucket down this evening?")
+    r = agent.run("Is it going to be a washout this evening?")
     assert not r.calls[0].dispatched
 
 

@@ -301,3 +301,16 @@ def test_the_tools_a_request_plainly_asks_for_are_named_for_the_own_layout(embed
     assert asked("Get the stock price of Apple.") is None  # one part: no view
     buy = "Get the stock price of Apple and buy 10 shares of Apple."
     assert "buy_shares" in asked(buy) and "buy_shares" not in asked(buy, readers_only=True)
+
+
+def test_a_part_is_read_without_the_reason_said_after_its_comma(embedder):
+    from edgevox.agents.slm.remainder import comma_pieces
+
+    # dev19 (session 24): "tell us the time, I'm gonna miss the bus" was 0.21 from get_time by
+    # meaning, under the margin: the clock was never read
+    assert comma_pieces("tell us the time, I'm gonna miss the bus") == ["tell us the time", "I'm gonna miss the bus"]
+    assert comma_pieces("tell us the time") == []
+    be, agent, home = _home([call("media_control", action="stop"), call("get_time")], embedder)
+    home.media["state"] = "playing"
+    r = agent.run("Stop the tunes and tell us the time, I'm gonna miss the bus.")
+    assert [(c.name, c.ok) for c in r.calls] == [("media_control", True), ("get_time", True)], r.calls

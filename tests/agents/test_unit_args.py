@@ -143,6 +143,10 @@ def test_dev16_a_name_and_a_length_taken_back_in_the_same_breath():
     assert fix_taken_back("Turn on the kitchen light, sorry to bother you.", light, {"room": "kitchen", "on": True}) is None
     assert fix_taken_back("Add milk, sorry to bother you.", add, {"item": "milk"}) is None
     assert fix_taken_back("Sorry, add milk to the list.", add, {"item": "milk"}) is None
+    # dev19 (session 24): "no hang on" takes back too, a few words after the thing
+    assert fix_taken_back("Tea towels on the list, no hang on, bin bags.", add, {"item": "tea towels"}) == {
+        "item": "bin bags"}
+    assert fix_taken_back("Tea towels on the list, hang on to them.", add, {"item": "tea towels"}) is None
     # "Set a timer for 5 minutes, no wait, 8 minutes." ran 13 minutes
     said = "Set a timer for 5 minutes, no wait, 8 minutes."
     assert corrected(said) == "set a timer for 8 minutes"

@@ -346,3 +346,11 @@ def test_dev18_a_light_left_on_a_list_call_the_other_way_round():
     assert list_call_turned(said, reg, ToolCall(id="c", name="remove_from_shopping_list", arguments={"item": "apples"})) is None
     assert list_call_turned("Put takeaway boxes on the list.", reg,
                             ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "takeaway boxes"})) is None
+
+
+def test_dev19_a_time_from_now_and_a_noun_after_an_article_order_nothing():
+    # dev19 (session 24): "The office is pitch black and I've got a call in five." had switched
+    # the office light off ("five" read as a level, "call" as a verb)
+    assert wanted("The office is pitch black and I've got a call in five.") == ("light", 1, True)
+    assert wanted("Lights to 50 in the office.") is None
+    assert wanted("Too dark in here, play some jazz.") is None

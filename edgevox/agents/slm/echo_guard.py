@@ -17,6 +17,12 @@ call ran, a reply whose words are the request's own (or its first half or more) 
 answer: it is retried once with a note, then said from the results. While such a reply
 streams it is held as long as it still reads like the request (a real answer leaves it
 within a word or two).
+
+The copied example: a demonstration's answer in words is for its own topic. Measured on the
+home's dev19 (session 24): "Kitchen 60, hallway off." and "Dining room off and bring the living
+room up to eighty, we're moving through." each ended, after calls that ran, in "Sorry, I can't
+control a fan." -- nobody had named a fan. Such a reply is said from the results instead, or,
+with none, as the device the request does name or a plain "Sorry, I can't do that."
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
 from edgevox.agents.slm.false_claim import from_results
+from edgevox.agents.slm.grounding import REPLIES, device_word
+from edgevox.agents.slm.vocabulary import DEVICES
 from edgevox.agents.speech import is_error_payload, split_json, summarise
 
 NOTE = "Do not answer with JSON. Tell the user the answer in one short plain sentence."
@@ -47,6 +55,22 @@ def repeats_request(reply: str, request: str) -> bool:
         return False
     return (said == asked or said.startswith(asked + " ")
             or (asked.startswith(said + " ") and 2 * len(said.split()) >= len(asked.split())))
+
+
+def off_topic_answers(request: str, demonstrations: Any) -> list[str]:
+    """The demonstrations' answers in words that name a device of their topic (``Demo.topic``:
+    "a fan") where ``request`` never names the topic, as plain words. A general refusal
+    ("Sorry, I can't do that.", "Sorry, I can't check that.") fits any request and is never
+    among them."""
+    asked = set(_WORD.findall(request.lower()))
+    return [_plain(d.answer) for d in demonstrations
+            if d.answer and d.topic & DEVICES & set(_WORD.findall(d.answer.lower())) and not d.topic & asked]
+
+
+def copies_an_example(reply: str, request: str, demonstrations: Any) -> bool:
+    """Is ``reply`` a demonstration's answer in words about a topic ``request`` never names?"""
+    said = _plain(reply)
+    return bool(said) and said in off_topic_answers(request, demonstrations)
 
 
 def _looks_like_call(value: Any) -> bool:
@@ -99,6 +123,27 @@ class _HoldRequest(StreamFilter):
         return out
 
 
+class _HoldExample(StreamFilter):
+    """Holds a reply back while it still reads like one of ``answers`` (an example's answer
+    about what the request never names: ``copies_an_example``)."""
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = answers
+        self.buf = ""
+        self.passing = not answers
+
+    def feed(self, text: str) -> str:
+        if self.passing:
+            return text
+        self.buf += text
+        said = _plain(self.buf)
+        if not said or any(a.startswith(said) for a in self.answers):
+            return ""
+        self.passing = True
+        out, self.buf = self.buf, ""
+        return out
+
+
 class _Both(StreamFilter):
     def __init__(self, *filters: StreamFilter) -> None:
         self.filters = filters
@@ -115,10 +160,13 @@ class EchoGuard(Hook):
     priority = 20
 
     def stream_filter(self, ctx: TurnContext) -> StreamFilter:
-        return _Both(_HoldJson(), _HoldRequest(ctx.text)) if ctx.records else _HoldJson()
+        example = _HoldExample(off_topic_answers(ctx.text, ctx.agent.demonstrations))
+        return _Both(_HoldJson(), _HoldRequest(ctx.text), example) if ctx.records else _Both(_HoldJson(), example)
 
     def after_llm(self, ctx: TurnContext, output: Any) -> HookResult | None:
         content = output.content
+        if not output.calls and copies_an_example(content, ctx.text, ctx.agent.demonstrations):
+            return HookResult.end(self.instead_of_example(ctx), reason="copied example replaced")
         if not output.calls and ctx.records and repeats_request(content, ctx.text):
             st = ctx.state(self)
             if st.get("echo_retried") or ctx.hops_left <= 0:
@@ -139,6 +187,16 @@ class EchoGuard(Hook):
             return HookResult.end(safe, reason="echo replaced")
         st["retried"] = True
         return HookResult.replace(output.replace(retry=NOTE, fallback=safe), reason="echo retry")
+
+    @staticmethod
+    def instead_of_example(ctx: TurnContext) -> str:
+        """What a copied example's answer is said as: the tools' own sentences for the calls
+        that ran (else a summary of the results), or the device the request names."""
+        if ok := ctx.successes():
+            said = [getattr(ctx.registry.get(r.name), "speak", lambda *_: None)(r.result, r.arguments) for r in ok]
+            return " ".join(said) if all(said) else from_results(ctx)
+        device = device_word(ctx.text, ctx.registry)
+        return REPLIES["unrelated"] if device == "that" else REPLIES["device"].format(device=device)
 
     @staticmethod
     def safe_reply(ctx: TurnContext, values: list[Any]) -> str:

@@ -35,6 +35,7 @@ from edgevox.agents.slm.amounts import (
     spoken_numbers,
     value_range,
 )
+from edgevox.agents.slm.planned import plan
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
     PLACE_KEYS,
@@ -202,6 +203,33 @@ def undoing_call(registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tupl
     return undoer, {k: v for k, v in arguments.items() if k in properties(undoer)}
 
 
+#: "Wait, not apples, pears.", "No, not the pasta, the rice.": the previous call's thing swapped
+_NOT_THAT = r"^\W*(?:(?:wait|no|nah|sorry|actually|oh|oops)\W+)*not\s+(?:the\s+|my\s+)?{old}\W+(?:i\s+meant\s+|it's\s+|the\s+)?(.+?)\W*$"
+#: words that say a follow-up corrects the call before rather than adds to it ("Make that 8 minutes.")
+_CORRECTS = re.compile(r"\b(?:make\s+(?:that|it)|change\s+(?:that|it)|no|nah|not|actually|instead|i\s+meant|sorry|rather)\b")
+#: the one-off note of the hop that makes the corrected call after the undo
+REDO_NOTE = "Now call {tool} again, as the user just corrected it."  # not "Call ...": the remainder's notes
+
+
+def retarget_thing(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``arguments`` with the one free-text argument the text takes back set to the one it
+    says instead ("Wait, not apples, pears." after adding apples -> pears), or None."""
+    for key, value in arguments.items():
+        if not isinstance(value, str) or not value.strip() or key not in properties(tool) \
+                or enum_of(properties(tool)[key]):
+            continue
+        m = re.match(_NOT_THAT.format(old=re.escape(value.lower())), text.lower())
+        if m and 0 < len(m.group(1).split()) <= 3 and m.group(1) != value.lower():
+            return {**arguments, key: m.group(1)}
+    return None
+
+
+def corrects(text: str, args: Mapping[str, Any] | None, thing: Mapping[str, Any] | None) -> bool:
+    """Does the follow-up ``text`` correct the call before (so a thing it made is undone
+    first) rather than add another like it ("And bread." after milk)?"""
+    return thing is not None or (args is not None and bool(_CORRECTS.search(text.lower())))
+
+
 class FollowUp(Hook):
     """Re-targets the previous turn's call when the request names only a new value for it
     (see the module docstring)."""
@@ -210,20 +238,41 @@ class FollowUp(Hook):
     priority = 3  # before the relevance gate and grounding: the turn's tool is decided here
 
     def before_llm(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        st = ctx.state(self)
+        if ctx.hop > 0 and (redo := st.pop("redo", None)) and request.tools and REDO_NOTE.format(tool=redo[0]) in request.notes:
+            st["call"] = redo  # the corrected call, after the undo of the one it replaces
+            return HookResult.replace(dataclasses.replace(request, strategy=("single", redo[0]), notes=[]),
+                                      reason=f"{redo[0]} redone with {redo[1]}", counted=False)
         if ctx.hop != 0 or not request.tools:
             return None
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
         tool = ctx.registry.get(prev[0]) if prev else None
+        thing = retarget_thing(ctx.text, tool, prev[1]) if tool is not None else None
+        number = retarget_number(ctx.text, tool, prev[1]) if tool is not None else None
         args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
-                or retarget_number(ctx.text, tool, prev[1]) or retarget_step(ctx.text, tool, prev[1])) \
-            if tool is not None else None
-        if args is None and tool is not None and (undone := undo(ctx.text, ctx.registry, tool, prev[1])):
+                or thing or number or retarget_step(ctx.text, tool, prev[1])) if tool is not None else None
+        if args is not None and corrects(ctx.text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
+            # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
+            # undone first, then made again as corrected (not a second timer beside the first)
+            st["then"] = (tool.name, args)
+            plan(ctx, tool.name)
+            tool, args = undoer
+            plan(ctx, tool.name)
+        elif args is None and tool is not None and (undone := undo(ctx.text, ctx.registry, tool, prev[1])):
             tool, args = undone
         if args is None:
             return None
-        ctx.state(self)["call"] = (tool.name, args)
+        st["call"] = (tool.name, args)
         return HookResult.replace(dataclasses.replace(request, strategy=("single", tool.name)),
                                   reason=f"{tool.name} again with {args}")
+
+    def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
+        st = ctx.state(self)
+        then = st.pop("then", None)
+        if then is not None and ctx.hops_left > 0:
+            st["redo"] = then
+            ctx.more = REDO_NOTE.format(tool=then[0])
+        return None
 
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
         planned = ctx.state(self).pop("call", None)

@@ -67,6 +67,7 @@ from edgevox.agents.slm.amounts import (
 )
 from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
 from edgevox.agents.slm.labels import said_name
+from edgevox.agents.slm.planned import GROUNDING, PLANNED
 from edgevox.agents.slm.vocabulary import (
     CLIMATE_DEVICES,
     DEVICES,
@@ -375,6 +376,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Unpause." -> action "pause": the request says the opposite
     if _echoed(request, tool, arguments):
         return "unrelated"  # the whole request as a timer's name: the call says nothing of its own
+    if changes_things(tool) and _what_someone_does(request, arguments):
+        return "unrelated"  # "..., we're playing cards." (dev19) -> play_music("cards")
     if said & tool_words(tool):
         return None
     # Not optional arguments: the model copies the request's words into a free-text ``label``
@@ -393,6 +396,20 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     same_device = {t.name for t in tools if target_words(t) & target_words(tool) - _SHARED}
     others = any(said & target_words(t) for t in tools if t.name != tool.name and t.name not in same_device)
     return None if enums & words and not others else "unrelated"
+
+
+#: what someone is doing, said of them ("we're playing cards", "the kids are watching a film")
+_DOING = re.compile(r"\b(?:we're|we\s+are|i'm|i\s+am|they're|they\s+are|kids\s+are|he's|she's)\s+(?:\w+\s+)?"
+                    r"(?:playing|watching|doing|having)\s+([a-z' ]+)")
+
+
+def _what_someone_does(request: str, arguments: Mapping[str, Any]) -> bool:
+    """Does every word-string argument of the call come from what the request says someone is
+    doing, with nothing ordered to play besides? A statement, not a request for it."""
+    low = request.lower().replace("’", "'")
+    doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))}
+    strings = [set(WORD.findall(v.lower())) for v in leaves(dict(arguments)) if isinstance(v, str) and v.strip()]
+    return bool(doing and strings) and all(s and s <= doing for s in strings) and not re.search(r"\bplay\b", low)
 
 
 #: target words two tools may share without acting on one device (a temperature is set on the
@@ -554,12 +571,12 @@ RELATED = "related"
 #: VERDICT -- the reason (a key of REPLIES) to block the call about to be checked, decided by
 #: meaning: a question about a state no tool reports, a tool far from the request
 VERDICT = "verdict"
-#: PLANNED -- names of tools a hook has made the call of from the request's own words (``wants``:
-#: "It's pitch black in the den." -> the light on): not checked again
-PLANNED = "planned"
+#: PLANNED -- names of tools a hook has made the call of from the request's own words
+#: (``slm.planned``): not checked again
 
 
-def _device_word(request: str, tools: Iterable[Any]) -> str:
+def device_word(request: str, tools: Iterable[Any]) -> str:
+    """The first word of ``request`` naming a device no tool serves ("that": none)."""
     stems = unserved_devices(request, tools)
     for word in re.findall(r"[A-Za-z]+", request):
         if stem(word.lower()) in stems:
@@ -650,7 +667,7 @@ class Grounding(Hook):
     a wrong action is worse than none, so it is not done.)
     """
 
-    name = "grounding"
+    name = GROUNDING
     priority = 5  # before the other before_tool hooks: a call not about the request needs no repair
     safety = True
 
@@ -696,7 +713,7 @@ class Grounding(Hook):
             return repaired
         reply = REPLIES[reason]
         if reason == "device":
-            device = _device_word(ctx.text, tools)
+            device = device_word(ctx.text, tools)
             reply = reply.format(device=device) if device != "that" else REPLIES["unrelated"]
         elif reason == "place":
             reply = reply.format(place=unknown_place(ctx.text, tool, call.arguments, tools))

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from edgevox.agents.slm.amounts import SECONDS
+from edgevox.agents.slm.amounts import NUMBER_WORDS, SECONDS, TENS
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
     GENERIC,
@@ -31,6 +31,7 @@ from edgevox.agents.slm.vocabulary import (
     TIME_NAMES,
     changes_things,
     enum_of,
+    heard_words,
     one_edit_apart,
     properties,
     stem,
@@ -97,11 +98,33 @@ def fix_label(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
         return None  # a tool that looks up ("search_books(title=)") names nothing it makes
     key, default = param
     held = arguments.get(key)
-    if held not in (None, "", default) and not (isinstance(held, str) and (stem(held.lower()) in target_words(tool)
-                                                                          or held.lower().strip() in FILLERS)):
+    # a length is no name where the tool takes the length itself (not cancel_timer's "the 10
+    # minute timer", which names the timer by its length)
+    timed = any(k.rstrip("s") in SECONDS for k in properties(tool))
+    unnamed = isinstance(held, str) and _names_nothing(held, lengths=timed)
+    if held not in (None, "", default) and not unnamed and not (isinstance(held, str)
+                                                                and stem(held.lower()) in target_words(tool)):
         return None  # the model gave a name of its own: keep it
     name = said_name(request, tool)
-    return {**arguments, key: name} if name else None
+    if name:
+        return {**arguments, key: name}
+    # a filler, a word that takes something back or a length is no name ("Set a timer for 10,
+    # no, 15 minutes." -> label "no", dev19): the default
+    return {**arguments, key: default} if unnamed and key in properties(tool) else None
+
+
+NUMBER_WORD_SET = frozenset(NUMBER_WORDS) | frozenset(TENS) | {"and", "a", "an", "half"}
+#: words that take back what was said: never a name
+_TAKING_BACK = frozenset("no nah nope wait sorry actually oops".split())
+
+
+def _names_nothing(value: str, *, lengths: bool) -> bool:
+    """Is ``value`` only fillers or words that take something back, or (with ``lengths``) a
+    length ("15 minutes")?"""
+    words = re.findall(r"[a-z]+|\d+", value.lower())
+    return bool(words) and (all(w in FILLERS or w in _TAKING_BACK for w in words)
+                            or lengths and any(w.rstrip("s") in SECONDS for w in words)
+                            and all(w.isdigit() or w in NUMBER_WORD_SET or w.rstrip("s") in SECONDS for w in words))
 
 
 def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -129,6 +152,9 @@ def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
 _IN_A_PLACE = re.compile(r"\b(?:in|for|at)\s+([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){0,2})")
 
 
+#: "Flying to Lisbon in the morning, will I need a jacket there?" (dev19): where the speaker goes
+_GOING_TO = re.compile(r"\b(?i:fly(?:ing)?|go(?:ing)?|head(?:ing)?|travel(?:l?ing)?|driv(?:e|ing)|off|trip)\s+to\s+"
+                       r"([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){0,2})")
 #: the words after the last "in", "for" or "at" of a request ("... in new york today")
 _IN_AT_THE_END = re.compile(r"\b(?:in|for|at)\s+([a-z][a-z' -]*?)\s*[?.!]*\s*$")
 #: times said after a place ("in paris today")
@@ -148,7 +174,7 @@ def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
     params = list(properties(tool))
     empty = [k for k in params[:1] if k.lower() in PLACE_KEYS and not enum_of(properties(tool)[k])
              and arguments.get(k) in (None, "")]
-    names = [m.group(1) for m in _IN_A_PLACE.finditer(request)
+    names = [m.group(1) for pattern in (_IN_A_PLACE, _GOING_TO) for m in pattern.finditer(request)
              if not {w.lower() for w in m.group(1).split()} & (TIME_NAMES | HOME_PLACES)]
     if not names and request == request.lower() and (m := _IN_AT_THE_END.search(request)):
         # a transcript in lower case: "whats the whether like in new york" (dev13), the last words
@@ -159,3 +185,52 @@ def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
         return None
     return {**arguments, empty[0]: names[0]}
 
+
+
+#: the values of a *where* enum that mean every place
+_EVERY_VALUE = ("all", "everywhere", "whole house")
+#: "all the lights", "all of the lamps", "every light": the thing in every place
+_EVERY_THING = re.compile(r"\b(?:all\s+(?:of\s+)?(?:the\s+|my\s+|our\s+)?([a-z]+)|every\s+([a-z]+))\b")
+
+
+def fix_every_room(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with the every-place value of a string enum ("all") where the request
+    says the tool's thing in every place ("all the lights off, I'm off to bed", dev19: the
+    model chose the bedroom) and names none of the enum's places; None otherwise."""
+    low = request.lower()
+    things = {stem(w) for m in _EVERY_THING.finditer(low) for w in m.groups() if w}
+    if not things & target_words(tool):
+        return None
+    said = f" {' '.join(re.findall(r'[a-z]+', low))} "
+    for key, schema in properties(tool).items():
+        values = [v for v in enum_of(schema) if isinstance(v, str)]
+        every = next((v for v in values if v.lower() in _EVERY_VALUE), None)
+        held = arguments.get(key)
+        if every is None or not isinstance(held, str) or held == every:
+            continue
+        if any(f" {v.lower()} " in said for v in values if v != every):
+            return None  # "all the lights in the kitchen": a place is said
+        return {**arguments, key: every}
+    return None
+
+
+#: parameters that say where (a room)
+_WHERE_KEYS = frozenset({"room", "rooms", "area", "zone", "floor", "where"})
+
+
+def fix_said_room(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with the one room the request says (homophones read as meant: "turn the
+    hole way light on", dev19, where the model chose "all") in a where-parameter's string enum
+    holding a value the request does not say; None otherwise."""
+    said = f" {' '.join(re.findall(r'[a-z]+', heard_words(request).lower()))} "
+    for key, schema in properties(tool).items():
+        held = arguments.get(key)
+        values = [v for v in enum_of(schema) if isinstance(v, str) and v.strip()]
+        if key.lower() not in _WHERE_KEYS or not isinstance(held, str) or held not in values \
+                or f" {held.lower()} " in said:
+            continue
+        named = [v for v in values if f" {v.lower()} " in said]
+        named = [v for v in named if not any(v != w and f" {v.lower()} " in f" {w.lower()} " for w in named)]
+        if len(named) == 1:
+            return {**arguments, key: named[0]}
+    return None

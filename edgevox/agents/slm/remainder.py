@@ -49,6 +49,12 @@ from edgevox.agents.slm.vocabulary import (
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 NOTE_HEADS = ("Call ",)
+def comma_pieces(part: str) -> list[str]:
+    """The pieces of ``part`` between its commas, of two words or more (none without a comma)."""
+    pieces = [p.strip() for p in part.split(",")]
+    return [p for p in pieces if len(p.split()) >= 2] if len(pieces) > 1 else []
+
+
 def refused(result: Any) -> bool:
     """Did the tool itself run and refuse (raised: "'apples' is not on the shopping list")? The
     rest of the request still stands: "Take apples off the list and add pears." (dev18) had
@@ -80,7 +86,7 @@ class Remainder(Hook):
         """``(tools, part)`` of the first part of the request clearly for a tool no call used:
         one tool, or two unused ones too near each other to tell apart by meaning."""
         tools = list(ctx.registry)
-        for part, rel in self._parts_by_meaning(ctx) or ():
+        for part, rel in self._parts_by_meaning(ctx, commas=True) or ():
             (name, sim), (other, near) = rel.best, rel.second
             if name is None or name in called or rel.margin < self.call_above or is_remark(part):
                 continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
@@ -125,16 +131,20 @@ class Remainder(Hook):
                 if rel.best[0] is not None and rel.margin >= self.call_above and len(part.split()) <= MAX_PART_WORDS
                 and not (readers_only and may_act(ctx.registry.get(rel.best[0])))}
 
-    def _parts_by_meaning(self, ctx: TurnContext) -> Iterator[tuple[str, Any]] | None:
+    def _parts_by_meaning(self, ctx: TurnContext, *, commas: bool = False) -> Iterator[tuple[str, Any]] | None:
         """Each part of a request of two parts or more, with how near each tool it is, read
         as asked for (``undone`` stops at the first undone part); None: one part, no tools,
-        or no index."""
+        or no index. With ``commas``, a part's pieces between commas come after it: a reason
+        said after a comma pulls the part away from its tool ("tell us the time, I'm gonna
+        miss the bus", dev19: 0.21 from get_time, under ``call_above``)."""
         parts = parts_of(ctx.text)
         if len(parts) < 2 or not len(ctx.registry):
             return None
         index = self.gate.index(ctx.registry)
         if index is None:
             return None
+        if commas:
+            parts = [piece for part in parts for piece in [part, *comma_pieces(part)]]
         return ((part, index.relevance(part)) for part in parts)
 
     @staticmethod

@@ -23,10 +23,10 @@ from edgevox.agents.slm.vocabulary import enum_of, properties
 
 #: the words that take back what was just said, between commas or (for "I mean", "or rather",
 #: "no wait") without them
-_MARK = (r"(?:,\s*(?:no|nah|sorry|wait|actually|oops)(?:\s*,?\s*(?:no|sorry|wait|actually|i\s+mean))*\s*,?"
+_MARK = (r"(?:,\s*(?:no|nah|sorry|wait|actually|oops|hang\s+on)(?:\s*,?\s*(?:no|sorry|wait|actually|i\s+mean|hang\s+on))*\s*,?"
          r"|,?\s*(?:i\s+mean|or\s+rather|no\s+wait|no\s+sorry|make\s+that)\s*,?)\s+")
 _MARK_SAID = re.compile(_MARK)
-_OPENS_WITH_MARK = re.compile(r"^\s*(?:(?:no|nah|sorry|wait|actually|oops|i\s+mean|or\s+rather|make\s+that)\b\W*)+")
+_OPENS_WITH_MARK = re.compile(r"^\s*(?:(?:no|nah|sorry|wait|actually|oops|hang\s+on|i\s+mean|or\s+rather|make\s+that)\b\W*)+")
 #: where the thing meant ends: a comma or full stop, or a word that starts what is done with it
 _MEANT_ENDS = re.compile(r"[,.;!?]|(?:^|\s+)(?:to|on|onto|from|off|in|into|for|please|and|then|light|lights|lamp)\b")
 _ARTICLES = re.compile(r"^(?:(?:just|only|the|my|our|a|an|some)\s+)+")
@@ -36,7 +36,9 @@ def meant_instead(request: str, value: str) -> str | None:
     """The words said after ``value`` was taken back ("apples, I mean pears," -> "pears"), or
     None when the request does not take ``value`` back."""
     low = request.lower()
-    m = re.search(rf"\b{re.escape(value.lower())}(?:\s+\w+)?{_MARK}", low)
+    # the value and up to three words of what is done with it ("tea towels on the list, no hang
+    # on, bin bags", dev19)
+    m = re.search(rf"\b{re.escape(value.lower())}(?:\s+\w+){{0,3}}{_MARK}", low)
     if m is None:
         return None
     rest = _ARTICLES.sub("", low[m.end():])

@@ -40,7 +40,13 @@ from edgevox.agents.slm.amounts import (
 from edgevox.agents.slm.currency import fix_currency_code
 from edgevox.agents.slm.expressions import fix_function_definition
 from edgevox.agents.slm.grounding import withdrawn
-from edgevox.agents.slm.labels import fix_label, fix_respelt_name, fix_unsaid_place
+from edgevox.agents.slm.labels import (
+    fix_every_room,
+    fix_label,
+    fix_respelt_name,
+    fix_said_room,
+    fix_unsaid_place,
+)
 from edgevox.agents.slm.named_values import fix_numbered_order, fix_swapped_named
 from edgevox.agents.slm.taken_back import fix_taken_back
 from edgevox.agents.slm.vocabulary import (
@@ -273,9 +279,10 @@ def fix_room_fahrenheit(request: str, tool: Any, arguments: Mapping[str, Any]) -
 
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
-REPAIRS = (fix_taken_back, fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_respelt_name, fix_unsaid_place,
-           fix_decimal, fix_unsaid_number, fix_level_switched_off, fix_said_off, fix_percent_rate, fix_said_unit,
-           fix_room_fahrenheit, fix_swapped_named, fix_numbered_order, fix_currency_code, fix_function_definition)
+REPAIRS = (fix_taken_back, fix_duration, fix_extreme, fix_share, fix_said_level, fix_label, fix_respelt_name,
+           fix_unsaid_place, fix_every_room, fix_said_room, fix_decimal, fix_unsaid_number, fix_level_switched_off,
+           fix_said_off, fix_percent_rate, fix_said_unit, fix_room_fahrenheit, fix_swapped_named, fix_numbered_order,
+           fix_currency_code, fix_function_definition)
 
 
 def _set_values(arguments: Mapping[str, Any]) -> dict[str, Any]:

@@ -153,13 +153,17 @@ def one_edit_apart(a: str, b: str) -> bool:
 
 
 #: a transcript's homophone of a tool's word, where the sentence leaves one reading ("whats the
-#: whether in boston", dev15: answered in words)
+#: whether in boston", dev15: answered in words), and idioms said for a tool's word
 HEARD = ((re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
          (re.compile(r"\bwhether\s+(forecast|report|like|today|tomorrow|in|for)\b"), r"weather \1"),
          # "whats the thyme" (dev16): the herb is never asked after with "what's the"
          (re.compile(r"\b(what's|whats|what\s+is)\s+the\s+thyme\b"), r"\1 the time"),
          # "can sell the cookie timer" (dev16): "cancel" heard as two words, before a thing to cancel
-         (re.compile(r"^(\W*(?:(?:uh|um|er|ok|okay|please)\W+)*)can\s+sell\s+(?=(?:the|my|that|this|our)\b)"), r"\1cancel "))
+         (re.compile(r"^(\W*(?:(?:uh|um|er|ok|okay|please)\W+)*)can\s+sell\s+(?=(?:the|my|that|this|our)\b)"), r"\1cancel "),
+         # "turn the hole way light on" (dev19): the hallway heard as two words
+         (re.compile(r"\bhole\s+way\b|\b(?:whole|hall)\s+way(?=\s+lights?\b)"), "hallway"),
+         # and the idioms of rain, read as the word ("is it going to chuck it down?", dev19)
+         (re.compile(r"\b(?:chuck|bucket|tip|pour|piss|pelt|teem|lash)(?:s|ed|ing)?\s+(?:it\s+)?down\b"), "rain"))
 
 
 def heard_words(text: str) -> str:

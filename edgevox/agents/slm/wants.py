@@ -121,6 +121,17 @@ play put start add remove cancel stop pause skip resume book order call send ope
 """.split())
 
 
+def _verbs(low: str) -> set[str]:
+    """The words of ``low`` that may be verbs: not one after an article or a possessive ("a
+    call", "the list": dev19's "I've got a call in five" orders no call)."""
+    words = WORD.findall(low)
+    return {w for i, w in enumerate(words) if i == 0 or words[i - 1] not in _DETERMINERS}
+
+
+_DETERMINERS = frozenset("a an the my our your his her their this that".split())
+#: a time from now ("I've got a call in five", dev19): the number sets no level
+_IN_A_WHILE = re.compile(r"\bin\s+(?:(?:a|about|like)\s+)?(?:\d+|" + "|".join(NUMBER_WORDS[1:]) + r")"
+                         r"(?:\s+(?:min|mins|minutes?|secs?|seconds?|hours?))?\b", re.IGNORECASE)
 #: what names a quantity in a line of a bare way ("Nudge the speakers up a touch.")
 QUANTITY_WORDS = {**dict.fromkeys(("speaker", "speakers", "volume", "sound", "music"), "sound"),
                   **dict.fromkeys(("light", "lights", "lamp", "lamps", "brightness"), "light"),
@@ -133,8 +144,9 @@ def wanted(request: str) -> tuple[str | None, int, bool] | None:
     """(quantity or None for a bare way, +1 more / -1 less, is it a complaint about a state)
     the request wants, or None."""
     low = without_idioms(request.replace("’", "'"))
-    if (_OUTSIDE.search(low) or is_question(request) or (said_numbers(request) and said_step(request) is None)
-            or _OTHER_VERBS & set(WORD.findall(low))):
+    if (_OUTSIDE.search(low) or is_question(request)
+            or (said_numbers(_IN_A_WHILE.sub(" ", request)) and said_step(request) is None)
+            or _OTHER_VERBS & _verbs(low)):
         return None
     if m := _CANNOT.search(low):
         return (*CANNOT[m.group(1)], True)
