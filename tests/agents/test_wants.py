@@ -354,3 +354,13 @@ def test_dev19_a_time_from_now_and_a_noun_after_an_article_order_nothing():
     assert wanted("The office is pitch black and I've got a call in five.") == ("light", 1, True)
     assert wanted("Lights to 50 in the office.") is None
     assert wanted("Too dark in here, play some jazz.") is None
+
+
+def test_dev19_none_left_wants_it_on_the_list():
+    from edgevox.agents.slm.wants import list_call
+
+    reg = ToolRegistry(Home().tools())
+    # dev19 (session 24): "... and we've no squash left." made no call
+    found = list_call("Rob's bringing the kids round and we've no squash left.", reg)
+    assert found is not None and (found[0].name, found[1]) == ("add_to_shopping_list", {"item": "squash"})
+    assert list_call("We have no time left.", reg) is None and list_call("There's no light left in here.", reg) is None

@@ -224,7 +224,7 @@ class Remainder(Hook):
         st = ctx.state(self)
         found = st.pop("pending", None)
         note = self.note(found) if found else None
-        redirected = any(n.startswith(_REDIRECT_HEAD) for n in request.notes)  # the undone part wins
+        redirected = not self.readers_only and any(n.startswith(_REDIRECT_HEAD) for n in request.notes)  # the undone part wins
         # over the gate's redirect of a call blocked beside it ("Dining room off and bring the
         # living room up to eighty, we're moving through.", dev19: the timer blocked, the living room again)
         if note is None or (note not in request.notes and not redirected) or st.get("rounds", 0) >= self.rounds \

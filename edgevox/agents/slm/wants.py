@@ -324,6 +324,11 @@ _LAST_OF = re.compile(r"\bthe\s+last\s+of\s+(?:the\s+|our\s+|my\s+)?([a-z][a-z' 
                       r"(?:went|is\s+gone|has\s+gone|gone|got\s+used|was\s+used|ran\s+out|is\s+finished|has\s+run\s+out)\b")
 
 
+#: "... and we've no squash left." (dev19), "There's no more milk left."
+_NONE_LEFT = re.compile(r"\b(?:we've|we\s+have|we've\s+got|we\s+got|there's|there\s+is|we're)\s+(?:got\s+)?no\s+(?:more\s+)?"
+                        r"([a-z][a-z' -]*?)\s+left\b")
+
+
 #: "scratch bread off the list", "Cross the eggs off my list." (dev14: "scratch bread of the list"
 #: added "scratch bread"); one item only (several are left to the model)
 _OFF_LIST = re.compile(r"\b(?:scratch|cross|strike|knock|rub|tick)\s+(?:the\s+|our\s+|my\s+)?([a-z][a-z' -]*?)\s+"
@@ -338,11 +343,11 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     off = _OFF_LIST.search(low)
     if off and not re.search(r"\band\b|,", off.group(1)) and (remover := list_tool(registry, "remove|delete")):
         return remover[0], {remover[1]: off.group(1).strip()}
-    m = _OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low) or _ALL_GONE.search(low)
+    m = _OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low) or _ALL_GONE.search(low) or _NONE_LEFT.search(low)
     if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
     item = m.group(1).strip()
-    if m.re in (_NEED, _LAST_OF, _ALL_GONE) and ({stem(w) for w in WORD.findall(item)}
+    if m.re in (_NEED, _LAST_OF, _ALL_GONE, _NONE_LEFT) and ({stem(w) for w in WORD.findall(item)}
                           & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | {stem(d) for d in DEVICES} | set(SERVICES))):
         return None
     return adder[0], {adder[1]: item}
