@@ -352,3 +352,17 @@ def test_dev18_a_level_heard_after_two_and_a_number_spelt_as_heard():
                              {"temperature": 22, "unit": "celsius"}) == {"temperature": 20, "unit": "celsius"}
     assert fix_said_level("turn the volume up to fourty", reg.get("set_volume"), {"change": "up", "level": None}) == \
         {"change": "up", "level": 40}
+
+
+def test_dev19_a_terse_level_beside_another_rooms_order():
+    from edgevox.agents.slm.amounts import fix_level_switched_off, fix_said_level, own_part
+
+    light = ToolRegistry(Home().tools()).get("set_light")
+    # dev19 (session 24): "Kitchen 60, hallway off." switched the kitchen light off
+    said = "Kitchen 60, hallway off."
+    fixed = fix_said_level(said, light, {"room": "kitchen", "on": False, "brightness": None})
+    assert fixed == {"room": "kitchen", "on": False, "brightness": 60}
+    assert fix_level_switched_off(said, light, fixed) == {"room": "kitchen", "on": True, "brightness": 60}
+    assert own_part(said, light, {"room": "hallway"}) == "hallway off."
+    assert fix_said_level("Kitchen off, hallway 30.", light, {"room": "kitchen", "on": False, "brightness": None}) is None
+    assert fix_level_switched_off("Kitchen light off, 60.", light, {"room": "kitchen", "on": False, "brightness": 60}) is None

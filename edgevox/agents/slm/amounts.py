@@ -457,9 +457,23 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
     if not is_number(level) or level <= lo:
         return None
     said = said_numbers(request) | {float(round(ranged[1][1] * share)) for share in said_shares(request)}
-    if set(WORD.findall(request.lower())) & _OFF_WORDS or float(level) not in said:
+    if set(WORD.findall(own_part(request, tool, arguments).lower())) & _OFF_WORDS or float(level) not in said:
         return None
     return {**arguments, flags[0]: True}
+
+
+_COMMA = re.compile(r"\s*,\s*")
+
+
+def own_part(request: str, tool: Any, arguments: Mapping[str, Any]) -> str:
+    """The one piece of ``request`` (cut at its joins and commas) that names the call's own
+    enum value ("Kitchen 60" of "Kitchen 60, hallway off." for the kitchen's call); the whole
+    request when no piece or several do."""
+    chosen = [str(v).lower() for k, v in arguments.items()
+              if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
+    pieces = [piece for p in JOIN.split(request) for piece in _COMMA.split(p) if piece.strip()]
+    named = [piece for piece in pieces if any(f" {v} " in f" {' '.join(WORD.findall(piece.lower()))} " for v in chosen)]
+    return named[0] if len(named) == 1 else request
 
 
 #: a switch parameter's names
@@ -499,7 +513,10 @@ def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
     # other enum value ("Bathroom to eighty." -> room "bathroom")
     chosen = [str(v).lower() for k, v in arguments.items()
               if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
-    for part in JOIN.split(heard_numbers(request)):  # "up to fourty" (dev18)
+    # cut at the joins and the commas: "Kitchen 60, hallway off." (dev19) is a level for the kitchen
+    # (each part whole first: "Kitchen, 35." is one)
+    parts = JOIN.split(heard_numbers(request))  # "up to fourty" (dev18)
+    for part in [piece for p in parts for piece in [p, *(_COMMA.split(p) if "," in p else [])]]:
         said = f" {' '.join(WORD.findall(part))} "
         if not ({stem(w) for w in WORD.findall(part)} & targets or any(f" {v} " in said for v in chosen)
                 or ({"up", "down"} & set(chosen) and set(WORD.findall(part)) & (UP_WORDS | DOWN_WORDS))):
