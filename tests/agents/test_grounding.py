@@ -528,7 +528,8 @@ def test_a_place_the_request_leaves_out_is_not_acted_on():
     # session 24: "Lights off in the living room, not the kitchen." switched both off
     said = "Lights off in the living room, not the kitchen."
     assert spares(said, light, {"room": "kitchen", "on": False}) and not spares(said, light, {"room": "living room"})
-    assert spares("Kitchen light off but leave the hallway on.", light, {"room": "hallway", "on": True})
+    assert spares("All the lights off except the hallway.", light, {"room": "hallway", "on": False})
+    assert not spares("Leave the hallway light on for me.", light, {"room": "hallway", "on": True})  # asks for it on
     assert not spares("Turn off the kitchen light, not the hallway one... actually the hallway too.", light,
                       {"room": "hallway", "on": False})  # said again, not left out
     assert not spares("Is the kitchen light not on?", light, {"room": "kitchen", "on": True})

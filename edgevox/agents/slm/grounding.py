@@ -590,7 +590,8 @@ def _said(value: Any, request: str) -> bool:
 
 
 #: a place left out of the request ("..., not the kitchen", "all the lights except the hallway")
-_SPARED = r"\b(?:not|except(?:\s+for)?|but(?:\s+not)?|apart\s+from|leave|keep)\s+(?:the\s+|my\s+|our\s+)?{place}\b"
+#: (not "leave" or "keep": "Leave the hallway light on for me." asks for the light on)
+_SPARED = r"\b(?:not|except(?:\s+for)?|but\s+not|apart\s+from)\s+(?:the\s+|my\s+|our\s+)?{place}\b"
 
 
 def spares(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:

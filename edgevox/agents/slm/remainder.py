@@ -60,6 +60,8 @@ def comma_pieces(part: str) -> list[str]:
 
 
 _REDIRECT_HEAD = REDIRECT_NOTE.split("{")[0]
+#: parameters that say where
+_WHERE_KEYS = frozenset({"room", "rooms", "area", "zone", "floor", "where", "location", "place"})
 #: words by which a part keeps a place as it is, or leaves it out ("..., not the kitchen")
 _SPARES = frozenset("not except but leave keep apart".split())
 #: a part's words that say what to do with the thing (a state or a level)
@@ -69,7 +71,7 @@ _SETS = frozenset("on off up down dim brighten bright brighter dimmer max full h
 def another_place(ctx: TurnContext, name: str, part: str, current: Any = None) -> bool:
     """Does ``part`` ask the tool a call of the turn used for a place none of its calls set
     ("Kitchen 60, hallway off.": the light called for the kitchen, the hallway's part undone)?
-    The part names one value of a string enum parameter that no dispatched call of the tool
+    The part names one value of a *where* parameter's string enum that no dispatched call of the tool
     holds, and says what to do there (a state or a number); not a place spared ("not the
     kitchen")."""
     tool = ctx.registry.get(name)
@@ -79,6 +81,8 @@ def another_place(ctx: TurnContext, name: str, part: str, current: Any = None) -
         return False
     said = f" {' '.join(words)} "
     for key, schema in properties(tool).items():
+        if key.lower() not in _WHERE_KEYS:
+            continue  # a place (a room), not any enum ("the volume up" holds no place)
         values = [v for v in enum_of(schema) if isinstance(v, str) and v.strip() and f" {v.lower()} " in said]
         held = {r.arguments.get(key) for r in ctx.records if r.name == name and r.dispatched}
         if current is not None and current.name == name and isinstance(current.arguments, dict):
