@@ -314,18 +314,3 @@ def test_a_part_is_read_without_the_reason_said_after_its_comma(embedder):
     home.media["state"] = "playing"
     r = agent.run("Stop the tunes and tell us the time, I'm gonna miss the bus.")
     assert [(c.name, c.ok) for c in r.calls] == [("media_control", True), ("get_time", True)], r.calls
-
-
-def test_a_part_for_a_place_no_call_of_its_tool_set_gets_the_extra_hop(embedder):
-    # dev19 (session 24): "Dining room off and bring the living room up to eighty, ..." -- the
-    # living room set, the dining room never; a part that spares a place is no part to act on
-    be, agent, home = _home([call("set_light", room="living room", on=True, brightness=80),
-                             call("set_light", room="dining room", on=False)], embedder)
-    home.lights["dining room"] = True
-    r = agent.run("Dining room off and bring the living room up to eighty.")
-    assert [(c.name, c.arguments.get("room")) for c in r.calls] == [("set_light", "living room"),
-                                                                   ("set_light", "dining room")], r.calls
-    assert home.lights["dining room"] is False and home.brightness["living room"] == 80
-    be, agent, home = _home([call("set_light", room="living room", on=False)], embedder)
-    agent.run("Living room lights off and leave the kitchen alone.")
-    assert len(be.requests) == 1

@@ -589,27 +589,6 @@ def _said(value: Any, request: str) -> bool:
         and words <= set(WORD.findall(request.lower()))
 
 
-#: a place left out of the request ("..., not the kitchen", "all the lights except the hallway")
-#: (not "leave" or "keep": "Leave the hallway light on for me." asks for the light on)
-_SPARED = r"\b(?:not|except(?:\s+for)?|but\s+not|apart\s+from)\s+(?:the\s+|my\s+|our\s+)?{place}\b"
-
-
-def spares(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
-    """Does the call act on a place (a *where* enum value) the request says only as left out
-    ("Lights off in the living room, not the kitchen." -> the kitchen's light off too, session
-    24)?"""
-    low = " ".join(WORD.findall(request.lower()))
-    for key, schema in properties(tool).items():
-        value = arguments.get(key)
-        if key.lower() not in _WHERE or not enum_of(schema) or not isinstance(value, str) or not value.strip():
-            continue
-        place = re.escape(value.lower())
-        said = len(re.findall(rf"\b{place}\b", low))
-        if said and said == len(re.findall(_SPARED.format(place=place), low)):
-            return True
-    return False
-
-
 def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: list[tuple[str, dict]]) -> bool:
     """Does this call stray from a call of the same tool the hop made before it: the same place
     set otherwise ("All the lights on, upstairs and down." -> ``room="all", on=True`` then
@@ -715,8 +694,6 @@ class Grounding(Hook):
             # is taken back and the hop goes on (the remainder hook asks for the part undone)
             return withdrawn(call, "took another part's words")
         approved = ctx.state(self).setdefault("approved", {}).setdefault(ctx.hop, [])
-        if spares(ctx.text, tool, call.arguments):
-            return withdrawn(call, "acts on a place the request leaves out")
         if strays_from(ctx.text, tool, call.arguments, approved):
             # one action asked, and the hop's next call of the tool undoes the one before it or
             # moves to a place the request never says: taken back, the hop goes on

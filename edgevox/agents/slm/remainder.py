@@ -33,19 +33,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import spoken_numbers
 from edgevox.agents.slm.grounding import is_question, unserved_devices
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
-from edgevox.agents.slm.relevance import CALL_ABOVE, REDIRECT_NOTE, TRUST_LEAD, RelevanceGate
-from edgevox.agents.slm.taken_back import takes_back as taken_back
+from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
 from edgevox.agents.slm.vocabulary import (
     UNDO_WORDS,
     WORD,
     changes_things,
-    enum_of,
     is_remark,
     may_act,
-    properties,
     undoes,
 )
 
@@ -57,39 +53,6 @@ def comma_pieces(part: str) -> list[str]:
     """The pieces of ``part`` between its commas, of two words or more (none without a comma)."""
     pieces = [p.strip() for p in part.split(",")]
     return [p for p in pieces if len(p.split()) >= 2] if len(pieces) > 1 else []
-
-
-_REDIRECT_HEAD = REDIRECT_NOTE.split("{")[0]
-#: parameters that say where
-_WHERE_KEYS = frozenset({"room", "rooms", "area", "zone", "floor", "where", "location", "place"})
-#: words by which a part keeps a place as it is, or leaves it out ("..., not the kitchen")
-_SPARES = frozenset("not except but leave keep apart".split())
-#: a part's words that say what to do with the thing (a state or a level)
-_SETS = frozenset("on off up down dim brighten bright brighter dimmer max full half low high".split())
-
-
-def another_place(ctx: TurnContext, name: str, part: str, current: Any = None) -> bool:
-    """Does ``part`` ask the tool a call of the turn used for a place none of its calls set
-    ("Kitchen 60, hallway off.": the light called for the kitchen, the hallway's part undone)?
-    The part names one value of a *where* parameter's string enum that no dispatched call of the tool
-    holds, and says what to do there (a state or a number); not a place spared ("not the
-    kitchen")."""
-    tool = ctx.registry.get(name)
-    words = WORD.findall(part.lower())
-    if tool is None or _SPARES & set(words) or not (_SETS & set(words) or any(w.isdigit() for w in words)
-                                                      or spoken_numbers(part)):
-        return False
-    said = f" {' '.join(words)} "
-    for key, schema in properties(tool).items():
-        if key.lower() not in _WHERE_KEYS:
-            continue  # a place (a room), not any enum ("the volume up" holds no place)
-        values = [v for v in enum_of(schema) if isinstance(v, str) and v.strip() and f" {v.lower()} " in said]
-        held = {r.arguments.get(key) for r in ctx.records if r.name == name and r.dispatched}
-        if current is not None and current.name == name and isinstance(current.arguments, dict):
-            held.add(current.arguments.get(key))
-        if len(values) == 1 and values[0] not in held and held:
-            return True
-    return False
 
 
 def refused(result: Any) -> bool:
@@ -119,18 +82,12 @@ class Remainder(Hook):
         self.lead = lead
         self.readers_only = readers_only
 
-    def undone(self, ctx: TurnContext, called: set[str], current: Any = None) -> tuple[tuple[str, ...], str] | None:
+    def undone(self, ctx: TurnContext, called: set[str]) -> tuple[tuple[str, ...], str] | None:
         """``(tools, part)`` of the first part of the request clearly for a tool no call used:
-        one tool, or two unused ones too near each other to tell apart by meaning; or (not
-        ``readers_only``) for a used tool at a place none of its calls set. ``current``: the
-        result just returned (not yet among the turn's records)."""
+        one tool, or two unused ones too near each other to tell apart by meaning."""
         tools = list(ctx.registry)
-        for part, rel in self._parts_by_meaning(ctx, commas=not self.readers_only) or ():
+        for part, rel in self._parts_by_meaning(ctx, commas=not self.readers_only) or ():  # (home only: as measured)
             (name, sim), (other, near) = rel.best, rel.second
-            if name is not None and name in called and rel.margin >= self.call_above and not self.readers_only \
-                    and len(part.split()) <= MAX_PART_WORDS and not is_question(part) \
-                    and not unserved_devices(part, tools) and another_place(ctx, name, part, current):
-                return (name,), part  # "Dining room off and bring the living room up to eighty" (dev19)
             if name is None or name in called or rel.margin < self.call_above or is_remark(part):
                 continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
             names = (name,) if sim - near >= self.lead else (name, other) if other and other not in called else ()
@@ -181,13 +138,13 @@ class Remainder(Hook):
         said after a comma pulls the part away from its tool ("tell us the time, I'm gonna
         miss the bus", dev19: 0.21 from get_time, under ``call_above``)."""
         parts = parts_of(ctx.text)
-        if commas and not taken_back(ctx.text):  # "Turn off the kitchen, sorry, the dining room light." is one
-            parts = [piece for part in parts for piece in [part, *comma_pieces(part)]]
         if len(parts) < 2 or not len(ctx.registry):
             return None
         index = self.gate.index(ctx.registry)
         if index is None:
             return None
+        if commas:
+            parts = [piece for part in parts for piece in [part, *comma_pieces(part)]]
         return ((part, index.relevance(part)) for part in parts)
 
     @staticmethod
@@ -205,7 +162,7 @@ class Remainder(Hook):
             return None  # only the turn's first hop that acts (a blocked first call may be redirected)
             # or the extra hop this hook forced
         called = {r.name for r in ctx.records} | {result.name}
-        found = self.undone(ctx, called, result)
+        found = self.undone(ctx, called)
         st["pending"] = found
         if found:
             ctx.more = self.note(found)
@@ -228,11 +185,7 @@ class Remainder(Hook):
         st = ctx.state(self)
         found = st.pop("pending", None)
         note = self.note(found) if found else None
-        redirected = not self.readers_only and any(n.startswith(_REDIRECT_HEAD) for n in request.notes)  # the undone part wins
-        # over the gate's redirect of a call blocked beside it ("Dining room off and bring the
-        # living room up to eighty, we're moving through.", dev19: the timer blocked, the living room again)
-        if note is None or (note not in request.notes and not redirected) or st.get("rounds", 0) >= self.rounds \
-                or not request.tools:
+        if note is None or note not in request.notes or st.get("rounds", 0) >= self.rounds or not request.tools:
             return None  # the hop the tools' sentences made way for (not a say-less tool's wording hop)
         st["rounds"] = st.get("rounds", 0) + 1
         st["forced_hop"] = ctx.hop

@@ -83,8 +83,3 @@ def without_taken_back(items: list[str]) -> list[str]:
         else:
             kept.append(item)
     return kept
-
-
-def takes_back(request: str) -> bool:
-    """Does ``request`` take back something it said ("..., sorry, the dining room light.")?"""
-    return bool(_MARK_SAID.search(request.lower()))
