@@ -465,12 +465,17 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
 _COMMA = re.compile(r"\s*,\s*")
 
 
+def _chosen_values(tool: Any, arguments: Mapping[str, Any]) -> list[str]:
+    """The call's values of its string enum parameters, in lower case (its room, its way)."""
+    return [str(v).lower() for k, v in arguments.items()
+            if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
+
+
 def own_part(request: str, tool: Any, arguments: Mapping[str, Any]) -> str:
     """The one piece of ``request`` (cut at its joins and commas) that names the call's own
     enum value ("Kitchen 60" of "Kitchen 60, hallway off." for the kitchen's call); the whole
     request when no piece or several do."""
-    chosen = [str(v).lower() for k, v in arguments.items()
-              if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
+    chosen = _chosen_values(tool, arguments)
     pieces = [piece for p in JOIN.split(request) for piece in _COMMA.split(p) if piece.strip()]
     named = [piece for piece in pieces if any(f" {v} " in f" {' '.join(WORD.findall(piece.lower()))} " for v in chosen)]
     return named[0] if len(named) == 1 else request
@@ -511,8 +516,7 @@ def fix_said_level(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
     targets = target_words(tool)
     # a part names the call's thing by its target word ("light") or by the call's own place or
     # other enum value ("Bathroom to eighty." -> room "bathroom")
-    chosen = [str(v).lower() for k, v in arguments.items()
-              if isinstance(v, str) and v.strip() and v in enum_of(properties(tool).get(k))]
+    chosen = _chosen_values(tool, arguments)
     # cut at the joins and the commas: "Kitchen 60, hallway off." (dev19) is a level for the kitchen
     # (each part whole first: "Kitchen, 35." is one)
     parts = JOIN.split(heard_numbers(request))  # "up to fourty" (dev18)

@@ -113,7 +113,8 @@ def fix_label(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
     return {**arguments, key: default} if unnamed and key in properties(tool) else None
 
 
-NUMBER_WORD_SET = frozenset(NUMBER_WORDS) | frozenset(TENS) | {"and", "a", "an", "half"}
+#: the words a length is said in besides its unit ("twenty five", "an hour and a half")
+_LENGTH_WORDS = frozenset(NUMBER_WORDS) | frozenset(TENS) | {"and", "a", "an", "half"}
 #: words that take back what was said: never a name
 _TAKING_BACK = frozenset("no nah nope wait sorry actually oops".split())
 
@@ -124,7 +125,7 @@ def _names_nothing(value: str, *, lengths: bool) -> bool:
     words = re.findall(r"[a-z]+|\d+", value.lower())
     return bool(words) and (all(w in FILLERS or w in _TAKING_BACK for w in words)
                             or lengths and any(w.rstrip("s") in SECONDS for w in words)
-                            and all(w.isdigit() or w in NUMBER_WORD_SET or w.rstrip("s") in SECONDS for w in words))
+                            and all(w.isdigit() or w in _LENGTH_WORDS or w.rstrip("s") in SECONDS for w in words))
 
 
 def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

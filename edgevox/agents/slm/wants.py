@@ -44,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm import planned as planned_calls
 from edgevox.agents.slm.amounts import (
     JOIN,
     NUMBER_WORDS,
@@ -55,7 +56,7 @@ from edgevox.agents.slm.amounts import (
     value_range,
 )
 from edgevox.agents.slm.follow_up import GLUE, previous_call
-from edgevox.agents.slm.grounding import PLANNED, Grounding, is_question, unserved_devices
+from edgevox.agents.slm.grounding import is_question, unserved_devices
 from edgevox.agents.slm.taken_back import without_taken_back
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -121,14 +122,15 @@ play put start add remove cancel stop pause skip resume book order call send ope
 """.split())
 
 
+_DETERMINERS = frozenset("a an the my our your his her their this that".split())
+
+
 def _verbs(low: str) -> set[str]:
     """The words of ``low`` that may be verbs: not one after an article or a possessive ("a
     call", "the list": dev19's "I've got a call in five" orders no call)."""
     words = WORD.findall(low)
     return {w for i, w in enumerate(words) if i == 0 or words[i - 1] not in _DETERMINERS}
 
-
-_DETERMINERS = frozenset("a an the my our your his her their this that".split())
 #: a time from now ("I've got a call in five", dev19): the number sets no level
 _IN_A_WHILE = re.compile(r"\bin\s+(?:(?:a|about|like)\s+)?(?:\d+|" + "|".join(NUMBER_WORDS[1:]) + r")"
                          r"(?:\s+(?:min|mins|minutes?|secs?|seconds?|hours?))?\b", re.IGNORECASE)
@@ -564,7 +566,7 @@ class Wants(Hook):
             return None
         tool, args = planned
         st["call"] = (tool.name, args)
-        ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
+        planned_calls.plan(ctx, tool.name)
         return HookResult.replace(dataclasses.replace(request, strategy=("single", tool.name)),
                                   reason=f"{tool.name} with {args}")
 
@@ -577,12 +579,12 @@ class Wants(Hook):
             return None
         if (turned := list_call_turned(ctx.text, ctx.registry, call)) is not None:
             tool, args = turned
-            ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
+            planned_calls.plan(ctx, tool.name)
             return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
                                       reason=f"the list's other way said: {tool.name} with {args}")
         if (instead := transport_call(ctx.text, ctx.registry, call)) is not None:
             tool, args = instead
-            ctx.state(Grounding.name).setdefault(PLANNED, set()).add(tool.name)
+            planned_calls.plan(ctx, tool.name)
             return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
                                       reason=f"the player's command said: {tool.name} with {args}")
         return self._one_item(ctx, call)
