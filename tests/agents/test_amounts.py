@@ -287,6 +287,10 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert corrected("Volume to thirty, no wait, forty-five.") == "volume to forty five"
     assert corrected("Heating to twenty-four... no, sorry, twenty-two.") == "heating to twenty two"
     assert corrected("Two or three minutes.") is None and corrected("Lights to 40 and the heating to 20.") is None
+    # dev21 (session 25): "let's say", and a filler between two lengths of one unit
+    assert corrected("Thermostat to 23, erm, let's say 22.") == "thermostat to 22"
+    assert corrected("Start a timer for 2 hours, er, 1 hour 40.") == "start a timer for 1 hour 40"
+    assert corrected("Set a timer for one hour, uh, forty minutes.") is None  # the length goes on
     assert fix_unsaid_number("Volume to thirty, no wait, forty-five.", volume, {"level": 30})["level"] == 45
     assert fix_unsaid_number("Heating to twenty-four... no, sorry, twenty-two.", heating,
                              {"temperature": 24, "unit": "celsius"})["temperature"] == 22

@@ -36,6 +36,8 @@ def start_timer(minutes: int) -> str:
 
 CLAIMS = [
     "I'm setting a timer for 12 minutes.",  # QWEN, no call behind it
+    "Actually took that off again.",  # dev21 (session 25), no call behind it
+    "Sesame oil added to the list.", "Oat milk taken off the shopping list.",
     "Hallway lights are on.",  # QWEN, after demonstrations, no call
     "The garage light is now turned off.",  # QWEN, after a call that switched it on
     "I've turned on the kitchen light.",
@@ -52,6 +54,7 @@ CLAIMS = [
     "The house is now warmer.",
 ]
 NOT_CLAIMS = [
+    "Sesame oil wasn't added to the list.", "Should it be added to the list?",
     "I can't turn on the fan, there's no tool for it.",
     "Should I turn off the bedroom light?",
     "Would you like me to set a timer?",

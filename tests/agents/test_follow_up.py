@@ -128,6 +128,11 @@ def test_scrap_it_undoes_the_call_just_made():
     assert (found[0].name, found[1]) == ("remove_from_shopping_list", {"item": "milk"})
     assert undo("Scrap it.", tools, light, {"room": "kitchen", "on": True}) is None  # nothing undoes a light
     assert undo("Cancel the pasta one and start another.", tools, timer, {"minutes": 10}) is None  # says more
+    # dev21 (session 25): no call, and the reply "Actually took that off again."
+    found = undo("Actually take that off again.", tools, adder, {"item": "sesame oil"})
+    assert (found[0].name, found[1]) == ("remove_from_shopping_list", {"item": "sesame oil"})
+    assert undo("Take that off the list.", tools, adder, {"item": "sesame oil"}) is not None
+    assert undo("Take the milk off the list.", tools, adder, {"item": "sesame oil"}) is None  # says which
 
 
 def test_scripted_scrap_it_after_a_timer_cancels_that_timer():

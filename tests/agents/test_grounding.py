@@ -519,3 +519,28 @@ def test_dev19_what_someone_is_doing_is_no_request_and_idioms_and_homophones_are
     assert heard_words("is it bucketing down") == "is it rain"
     assert heard_words("turn the hole way light on") == "turn the hallway light on"
     assert heard_words("the whole way home") == "the whole way home"
+
+
+def test_dev21_other_room_names_a_service_after_the_thing_and_a_device_said_as_the_reason():
+    from edgevox.agents.slm.vocabulary import heard_words
+
+    tools = list(ToolRegistry(Home().tools()))
+    light, player = TOOLS["set_light"], TOOLS["media_control"]
+    # dev21 (session 25): "Whack the lounge light on." -> "Sorry, I don't know the lounge."
+    assert heard_words("Whack the lounge light on.", tools) == "Whack the living room light on."
+    assert heard_words("Flick the bog light on.", tools) == "Flick the bathroom light on."
+    assert heard_words("we're out of loo roll", tools) == "we're out of loo roll"  # the thing, not the room
+    assert heard_words("Whack the lounge light on.") == "Whack the lounge light on."  # no tool has the room
+    assert why_not("Whack the lounge light on.", light, {"room": "living room", "on": True}, tools) is None
+    # "Weather in Bergen, and remind me of the time too." opens with the weather: no other service
+    assert why_not("Weather in Bergen, and remind me of the time too.", TOOLS["get_weather"], {"location": "Bergen"}, tools) is None
+    assert why_not("Remind me to take the bins out.", TOOLS["add_to_shopping_list"], {"item": "bins"}, tools) == "unrelated"
+    # a device said as the reason, in a piece of its own: "the kettle's screaming" was "Sorry, I can't control the kettle."
+    assert why_not("Hit pause on that, the kettle's screaming.", player, {"action": "pause"}, tools) is None
+    assert why_not("Pause the kettle.", player, {"action": "pause"}, tools) == "device"
+    # the music the player plays is its thing too ("Sorry, I can't control the doorbell.")
+    assert why_not("Doorbell's going, hold the music a sec.", player, {"action": "pause"}, tools) is None
+    assert why_not("Open the garage door, the music can wait.", player, {"action": "stop"}, tools) is not None
+    # the music said as tunes, and a length on the clock
+    assert heard_words("Kill the tunes, mate.") == "Kill the music, mate."
+    assert heard_words("Ninety minutes on the clock for the ham.") == "Ninety minutes on the timer for the ham."

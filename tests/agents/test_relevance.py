@@ -258,6 +258,11 @@ def test_an_order_that_names_a_tools_thing_is_never_made_to_answer_in_words(embe
     # dev14 (session 22): the thing and its new state is an order too
     assert commands_a_tool("Right, I'm off to bed, lights out everywhere.", registry)
     assert commands_a_tool("Heating on, please.", registry)
+    # dev21 (session 25): a length before the thing ("Start a 7 minute timer labelled soft-boiled
+    # eggs." was made to answer in words, and echoed the request)
+    assert commands_a_tool("Start a 7 minute timer labelled soft-boiled eggs.", registry)
+    assert commands_a_tool("Set a seven minute timer for the eggs.", registry)
+    assert not commands_a_tool("How do I start a 7 minute timer?", registry)
     assert not commands_a_tool("I'm off to bed, good night.", registry)
     assert not commands_a_tool("Are the lights off?", registry)  # a question
     be, agent, home = _gated([call("start_timer", minutes=6, seconds=30, label="eggs")], embedder)

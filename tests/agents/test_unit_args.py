@@ -134,6 +134,10 @@ def test_dev16_a_name_and_a_length_taken_back_in_the_same_breath():
     said = "Turn off the kitchen, sorry, the dining room light."
     assert fix_taken_back(said, light, {"room": "kitchen", "on": False}) == {"room": "dining room", "on": False}
     assert fix_taken_back(said, light, {"room": "dining room", "on": False}) is None
+    # dev21 (session 25): "Add courgettes, no, aubergines to the list." also added an item "no"
+    adder = ToolRegistry(Home().tools()).get("add_to_shopping_list")
+    assert fix_taken_back("Add courgettes, no, aubergines to the list.", adder, {"item": "no"}) == {"item": "aubergines"}
+    assert fix_taken_back("Add courgettes, no, aubergines to the list.", adder, {"item": "courgettes"}) == {"item": "aubergines"}
     said = "Add apples, I mean pears, to the shopping list."
     assert fix_taken_back(said, add, {"item": "apples"}) == {"item": "pears"}
     assert fix_taken_back(said, add, {"item": "i mean pears"}) == {"item": "pears"}

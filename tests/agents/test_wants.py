@@ -119,6 +119,8 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
     # dev10 (session 11): no call
     ("The last of the teabags went this morning.", "teabags"),
     ("The last of the daylight went.", None),
+    # dev21 (session 25): "clean out of" had removed the pods
+    ("We're clean out of cardamom pods.", "cardamom pods"),
 ])
 def test_out_of_something_puts_it_on_the_list(home, text, item):
     assert planned(text, home) == (("add_to_shopping_list", {"item": item}) if item else None)

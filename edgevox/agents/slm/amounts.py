@@ -165,8 +165,18 @@ def said_step(request: str) -> float | None:
 
 #: words that take back the number just said ("thirty, no wait, forty-five", "twenty-four...
 #: no, sorry, twenty-two", "fifty, I mean sixty"); at least one of _TAKES_BACK must be among them
-_TAKES_BACK = frozenset("no nah nope wait sorry actually mean rather scratch hang".split())
-_CORRECTING = _TAKES_BACK | FILLERS | frozenset("i or make it that hang on".split())
+_TAKES_BACK = frozenset("no nah nope wait sorry actually mean rather scratch hang say".split())
+_CORRECTING = _TAKES_BACK | FILLERS | frozenset("i or make it that hang on let s".split())  # "let's say" (dev21)
+
+
+def _same_unit_again(words: list[str], end: int, start: int) -> bool:
+    """Is the unit said after the first number said again after the next, with only a filler
+    between? "a timer for 2 hours, er, 1 hour 40" (dev21) takes the two hours back; "one hour,
+    uh, forty minutes" goes on with the length."""
+    nxt = numbers_in(words[start:])
+    after = start + nxt[0][2] if nxt else start
+    return (end < len(words) and words[end] in _UNIT_WORDS and after < len(words)
+            and words[after] in _UNIT_WORDS and words[end].rstrip("s") == words[after].rstrip("s"))
 
 
 def corrected(request: str) -> str | None:
@@ -179,7 +189,7 @@ def corrected(request: str) -> str | None:
     for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
         # the unit may come with each number: "5 minutes, no wait, 8 minutes" (dev16; _UNIT_WORDS)
         between = [w for k, w in enumerate(words[i + width:j]) if not (k == 0 and w in _UNIT_WORDS)]
-        if between and set(between) <= _CORRECTING and set(between) & _TAKES_BACK:
+        if between and set(between) <= _CORRECTING and (set(between) & _TAKES_BACK or _same_unit_again(words, i + width, j)):
             kept = kept[:i] + kept[j:]
     return " ".join(kept) if kept != words else None
 

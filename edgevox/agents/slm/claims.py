@@ -64,11 +64,15 @@ _CLAIM_RES = [
     # 20: said for "No wait, go back, I liked that." with no call)
     re.compile(r"^\s*(?:(?:going|skipping|jumping|skipped|went)\s+)?(?:back\s+to\s+)?(?:the\s+)?"
                r"(?:next|previous|last)\s+(?:track|song|tune)\s*[.!]*$"),
-    re.compile(rf"^\s*(?:okay|ok|sure|alright|all right|done|got it)?[,.!\s]*(?:{_VERBS})\b"),
+    # "Actually took that off again." (dev21: said with no call)
+    re.compile(rf"^\s*(?:(?:okay|ok|sure|alright|all right|done|got it|actually|right|yes|yep|there)[,.!\s]+)*(?:{_VERBS})\b"),
     re.compile(r"^\s*(?:done|all set|consider it done)\b"),
     # "Timer set for 5 minutes.", "Lights off in the hallway.", "Hallway lights are on."
     re.compile(rf"\b(?:timers?|lights?|lamps?|thermostat|heating|temperature|volume|music|song|track)\s+"
                rf"(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?(?:now\s+)?(?:{_VERBS}|on|off)\b"),
+    # a thing put on or taken off the list: "Sesame oil added to the list.", "Oat milk taken off the list."
+    re.compile(r"\b(?:added|removed|taken|took|put|crossed|scratched|struck)\s+(?:it\s+|that\s+)?(?:off\s+|on\s+|back\s+)?"
+               r"(?:to|from|onto|on|off|of)?\s*(?:the|your|my|our)\s+(?:shopping\s+|grocery\s+)?list\b"),
     # a change said as a comparison: "The kitchen light is brighter.", "The music's a bit louder now."
     # (a room only with "now": "The room is warmer than outside." compares, it claims nothing)
     re.compile(r"\b(?:lights?|lamps?|heating|volume|music|song|(?:room|house|temperature)(?=\S*\s+(?:is\s+|are\s+)?now\b))"

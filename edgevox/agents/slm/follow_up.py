@@ -176,7 +176,9 @@ def retarget_step(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
 
 #: "Actually, scrap it.", "Cancel that.": the call just made, undone
 _UNDO = re.compile(r"^\W*(?:(?:actually|no|nah|oh|wait|hmm|um|uh|sorry|ok|okay|on\s+second\s+thought)\W+)*"
-                   r"(?:scrap|cancel|kill|delete|drop|ditch|bin|undo|forget|get\s+rid\s+of)\s+(?:it|that|this)(?:\s+one)?"
+                   r"(?:(?:scrap|cancel|kill|delete|drop|ditch|bin|undo|forget|get\s+rid\s+of)\s+(?:it|that|this)(?:\s+one)?"
+                   # "Actually take that off again." after an item added (dev21)
+                   r"|(?:take|cross|strike|knock|scratch)\s+(?:it|that|this)(?:\s+one)?\s+(?:back\s+)?off(?:\s+(?:the|my|our)\s+list)?)"
                    # "Actually scrap it, they're done already." (dev13): why, said after
                    r"(?:\W+(?:they|it|that|we|i)(?:'re|'s|'ve|'m|\s+are|\s+is|\s+was|\s+were|\s+have)\s+"
                    r"(?:done|ready|finished|cooked|sorted|out|fine|over)(?:\s+(?:already|now|early))?)?"

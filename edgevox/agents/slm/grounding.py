@@ -50,6 +50,7 @@ evaluation's utterances. This module holds the four checks and the hook.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -69,6 +70,7 @@ from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.planned import GROUNDING, PLANNED
 from edgevox.agents.slm.vocabulary import (
+    CHANGERS,
     CLIMATE_DEVICES,
     DEVICES,
     ENDING_WORDS,
@@ -177,8 +179,12 @@ def asks_another_service(request: str, tool: Any, *, anywhere: bool = False) -> 
     Or one asked for anywhere by the phrases of ``_ELSEWHERE`` ("... to my calendar")."""
     low = request.lower()
     words = WORD.findall(low)
-    named = {stem(w) for w in (words if anywhere else words[:5])} & {stem(s) for s in SERVICES}
     own = tool_words(tool)
+    if not anywhere:  # the opening: up to the tool's own first word ("Weather in Bergen, and remind
+        # me of the time too.", dev21, opens with the weather)
+        thing = target_words(tool) - UNITS - {stem(w) for w in CHANGERS}
+        words = list(itertools.takewhile(lambda w: stem(w) not in thing, words[:5]))
+    named = {stem(w) for w in words} & {stem(s) for s in SERVICES}
     for rx in _ELSEWHERE:
         if (m := rx.search(low)) and stem(re.sub(r"[\s-]", "", m.group(1))) not in own and not (
                 m.group(1) == "order" and {stem(w) for w in content_words(low[m.end():])} & own):
@@ -339,10 +345,11 @@ _CLIMATE_TARGETS = frozenset(stem(w) for w in ("temperature", "thermostat", "hea
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
-    request = without_idioms(heard_words(request))  # homophones read as meant ("whats the thyme", dev16)
+    request = without_idioms(heard_words(request, tools))  # homophones read as meant ("whats the thyme", dev16)
     said = content_words(request)
     target = target_words(tool)
-    if not said & (target - UNITS):  # "Unlock the front door for 5 minutes." names a door, not a timer
+    if not said & (target - UNITS) and not said & _device_words(tool, tools):
+        # "Unlock the front door for 5 minutes." names a door, not a timer
         low = re.sub(r"\bshut\b(?=[\w\s']*?\b(?:off|down)\b)", " ", request.lower())  # "Shut the music off."
         opens = {stem(w) for w in WORD.findall(low) if w in OPENERS}
         unserved = unserved_devices(request, tools)
@@ -351,6 +358,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         if unserved and _time_params_of(tool) and _LENGTH.search(request) and all(
                 re.search(rf"\bin\s+(?:the|my|our)\s+{re.escape(d)}", request.lower()) for d in unserved):
             unserved = set()  # "... thirty-five minutes in the oven, can you time it?" (dev12): timed, not worked
+        if unserved and _said_apart(request, tool, arguments, unserved):
+            unserved = set()  # "Hit pause on that, the kettle's screaming." (dev21): the kettle is the reason
         if unserved or (opens and not opens & tool_words(tool)):
             return "device"
     elif (thing := acted_on(request)) and ((stem(thing[0]) in (unserved := unserved_devices(request, tools))
@@ -410,6 +419,26 @@ def _what_someone_does(request: str, arguments: Mapping[str, Any]) -> bool:
     doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))}
     strings = [set(WORD.findall(v.lower())) for v in leaves(dict(arguments)) if isinstance(v, str) and v.strip()]
     return bool(doing and strings) and all(s and s <= doing for s in strings) and not re.search(r"\bplay\b", low)
+
+
+def _device_words(tool: Any, tools: Iterable[Any]) -> set[str]:
+    """The things other tools of the same device act on: "Doorbell's going, hold the music a sec."
+    (dev21) pauses the music that ``play_music`` names and ``media_control`` plays on."""
+    own = target_words(tool) - _SHARED
+    return set().union(set(), *(target_words(t) - UNITS - _SHARED for t in tools
+                               if t.name != tool.name and target_words(t) & own))
+
+
+def _said_apart(request: str, tool: Any, arguments: Mapping[str, Any], devices: set[str]) -> bool:
+    """Is an enum value the call holds said in a piece of ``request`` (between its commas and
+    joins) that names none of ``devices``, while another piece names them? "Hit pause on that,
+    the kettle's screaming." (dev21) pauses the player; "Pause the kettle." names the kettle."""
+    values = {str(v).lower() for k, sch in properties(tool).items() if enum_of(sch)
+              and isinstance(v := arguments.get(k), str) and v.strip()}
+    pieces = [p for p in re.split(r",|;|\band\b|\bbut\b", request.lower()) if p.strip()]
+    if len(pieces) < 2 or not values:
+        return False
+    return any(values & set(WORD.findall(p)) and not {stem(w) for w in WORD.findall(p)} & devices for p in pieces)
 
 
 #: target words two tools may share without acting on one device (a temperature is set on the
@@ -635,7 +664,7 @@ def ended_instead(request: str, registry: Any, tool: Any, arguments: Mapping[str
     the registry has one tool that undoes the called one (``cancel_timer``), given the call's
     values of the parameters they share. Never for a question ("How long till the chicken timer
     goes off?", dev16, would have cancelled it)."""
-    heard = heard_words(request)
+    heard = heard_words(request, registry)
     if not set(WORD.findall(heard.lower())) & ENDING_WORDS or is_question(request) \
             or not invents_a_length(request, tool, arguments) or (undone := undoing_call(registry, tool, arguments)) is None:
         return None

@@ -223,7 +223,7 @@ def fix_said_room(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
     """The arguments with the one room the request says (homophones read as meant: "turn the
     hole way light on", dev19, where the model chose "all") in a where-parameter's string enum
     holding a value the request does not say; None otherwise."""
-    said = f" {' '.join(re.findall(r'[a-z]+', heard_words(request).lower()))} "
+    said = f" {' '.join(re.findall(r'[a-z]+', heard_words(request, [tool]).lower()))} "
     for key, schema in properties(tool).items():
         held = arguments.get(key)
         values = [v for v in enum_of(schema) if isinstance(v, str) and v.strip()]

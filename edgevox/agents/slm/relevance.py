@@ -282,7 +282,7 @@ class RelevanceGate(Hook):
             return None  # not embedded at all unless a caller asks for it after an action
         if "relevance" not in st:
             index = self.index(ctx.registry) if len(ctx.registry) else None
-            st["relevance"] = None if index is None else index.relevance(heard_words(ctx.text))
+            st["relevance"] = None if index is None else index.relevance(heard_words(ctx.text, ctx.registry))
         return st["relevance"]
 
     def _unreported(self, ctx: TurnContext, rel: Relevance) -> bool:
@@ -408,8 +408,11 @@ class RelevanceGate(Hook):
 
 
 #: the verbs of an order given to a device ("set a timer", "turn the light on")
+#: a length said before the thing ordered: "Start a 7 minute timer labelled soft-boiled eggs."
+#: (dev21: made to answer in words, and it echoed the request)
+_LENGTH_SAID = r"(?:\d+(?:\.\d+)?|[a-z]+(?:-[a-z]+)?)\s*(?:and\s+a\s+half\s+)?(?:minute|min|hour|hr|second|sec)s?\s+"
 _ORDER = re.compile(r"\b(?:set|start|turn|switch|put|play|add|cancel|stop|dim)\s+(?:on\s+|off\s+|up\s+|down\s+)?"
-                    r"(?:a|an|the|my|our|some|that|this)?\s*(?:([a-z]+)\s+)?([a-z]+)\b")
+                    r"(?:a|an|the|my|our|some|that|this)?\s*(?:" + _LENGTH_SAID + r")?(?:([a-z]+)\s+)?([a-z]+)\b")
 #: words after the ordered thing: "set a timer for 12 minutes" orders the timer, not "for"
 _AFTER_THING = frozenset({"for", "to", "in", "on", "at", "of", "with", "and", "from"})
 #: an order said as the thing and its new state: "lights out everywhere", "heating on, please"
@@ -449,8 +452,8 @@ def asks_the_hour(request: str) -> bool:
 def ordered_tools(request: str, registry: Any) -> set[str]:
     """The tools whose thing the request orders by name ("..., set a timer." -> both timer
     tools); none for a question ("How do I set a timer on my phone?")."""
-    ordered = {stem(m.group(1) if m.group(2) in _AFTER_THING and m.group(1) else m.group(2))
-               for m in _ORDER.finditer(request.lower())} | {stem(m.group(1)) for m in _SWITCHED.finditer(request.lower())}
+    ordered = {stem(w) for m in _ORDER.finditer(request.lower()) for w in m.groups()
+               if w and w not in _AFTER_THING} | {stem(m.group(1)) for m in _SWITCHED.finditer(request.lower())}
     if not ordered or is_question(request):
         return set()
     return {t.name for t in registry if ordered & (target_words(t) - UNITS)}

@@ -41,10 +41,16 @@ def meant_instead(request: str, value: str) -> str | None:
     m = re.search(rf"\b{re.escape(value.lower())}(?:\s+\w+){{0,3}}{_MARK}", low)
     if m is None:
         return None
-    rest = _ARTICLES.sub("", low[m.end():])
+    meant = _said_after(low[m.end():])
+    return meant if meant and meant != value.lower() else None
+
+
+def _said_after(rest: str) -> str | None:
+    """The thing said after a taking-back word: up to where what is done with it starts."""
+    rest = _ARTICLES.sub("", rest)
     end = _MEANT_ENDS.search(rest)
     meant = (rest[:end.start()] if end else rest).strip()
-    return meant if meant and meant != value.lower() and len(meant.split()) <= 4 else None
+    return meant if meant and len(meant.split()) <= 4 else None
 
 
 def fix_taken_back(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -55,9 +61,11 @@ def fix_taken_back(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
     for key, value in arguments.items():
         if not isinstance(value, str) or not value.strip() or key not in props:
             continue
-        if (opened := _OPENS_WITH_MARK.match(value.lower())) and value[opened.end():].strip() \
-                and _MARK_SAID.search(request.lower()):
-            fixed[key] = value[opened.end():].strip()  # "i mean pears" -> "pears"
+        if (opened := _OPENS_WITH_MARK.match(value.lower())) and (said := _MARK_SAID.search(request.lower())):
+            if value[opened.end():].strip():
+                fixed[key] = value[opened.end():].strip()  # "i mean pears" -> "pears"
+            elif (meant := _said_after(request.lower()[said.end():])) and not enum_of(props[key]):
+                fixed[key] = meant  # "Add courgettes, no, aubergines ..." (dev21): an item "no"
             continue
         meant = meant_instead(request, value)
         if meant is None:

@@ -10,7 +10,7 @@ utterances. Words are compared by a crude stem (lights/light, heating/heat).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from edgevox.agents.demonstrations import first_sentence
@@ -163,13 +163,34 @@ HEARD = ((re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weath
          # "turn the hole way light on" (dev19): the hallway heard as two words
          (re.compile(r"\bhole\s+way\b|\b(?:whole|hall)\s+way(?=\s+lights?\b)"), "hallway"),
          # and the idioms of rain, read as the word ("is it going to chuck it down?", dev19)
-         (re.compile(r"\b(?:chuck|bucket|tip|pour|piss|pelt|teem|lash)(?:s|ed|ing)?\s+(?:it\s+)?down\b"), "rain"))
+         (re.compile(r"\b(?:chuck|bucket|tip|pour|piss|pelt|teem|lash)(?:s|ed|ing)?\s+(?:it\s+)?down\b"), "rain"),
+         # "Ninety minutes on the clock for the ham, please." (dev21): a length on the clock is a timer
+         (re.compile(r"\b((?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\s+)on\s+the\s+clock\b"), r"\1on the timer"),
+         # "Kill the tunes, mate." (dev21): the music
+         (re.compile(r"\b(the|some|those|these|my|our|your)\s+tunes\b"), r"\1 music"))
 
 
-def heard_words(text: str) -> str:
-    """``text`` with the homophones of ``HEARD`` read as the word meant."""
+#: other names of a common room (generic English, written here): "Whack the lounge light on."
+#: and "Flick the bog light on." (dev21) are the living room's and the bathroom's lights, in a
+#: home whose rooms have no such name
+ROOM_NAMES = {"living room": ("lounge", "sitting room", "front room"),
+              "bathroom": ("loo", "bog", "washroom", "restroom", "lavatory")}
+#: ... but not the things named after them ("we're out of loo roll")
+_NOT_THE_ROOM = r"(?!\s+(?:roll|rolls|paper|brush|cleaner|seat|standard)\b)"
+
+
+def heard_words(text: str, tools: Iterable[Any] = ()) -> str:
+    """``text`` with the homophones of ``HEARD`` read as the word meant, and another name of a
+    room (``ROOM_NAMES``) as the room one of ``tools`` has among its enum values, where none
+    has the name said."""
     for pattern, meant in HEARD:
         text = pattern.sub(meant, text)
+    values = {v.lower() for t in tools for sch in properties(t).values() for v in enum_of(sch) if isinstance(v, str)}
+    for room, names in ROOM_NAMES.items():
+        if room in values:
+            for name in names:
+                if name not in values:
+                    text = re.sub(rf"\b{name}\b{_NOT_THE_ROOM}", room, text, flags=re.IGNORECASE)
     return text
 
 

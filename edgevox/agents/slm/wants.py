@@ -297,8 +297,9 @@ def level_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None
     return (tool, {key: int(value) if float(value).is_integer() else value}) if lo <= value <= hi else None
 
 
-#: "We're nearly out of shampoo.", "We've run out of dishwasher tablets.", "I'm low on coffee."
-_OUT_OF = re.compile(r"\b(?:we|we're|were|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+)?(?:nearly\s+|almost\s+|all\s+|completely\s+|just\s+)?"
+#: "We're nearly out of shampoo.", "We've run out of dishwasher tablets.", "I'm low on coffee.",
+#: "We're clean out of cardamom pods." (dev21)
+_OUT_OF = re.compile(r"\b(?:we|we're|were|we've|i'm|i've|i)\s+(?:are\s+|have\s+|am\s+)?(?:nearly\s+|almost\s+|all\s+|completely\s+|just\s+|clean\s+|right\s+|totally\s+|fresh\s+|plumb\s+)?"
                      r"(?:run\s+|ran\s+|running\s+|got\s+)?(?:out\s+of|low\s+on|short\s+of|short\s+on)\s+(?!the\b)"
                      r"(?:some\s+|any\s+)?([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|$)")
 #: what one runs out of that is no shopping ("out of time", "out of here")
