@@ -75,6 +75,7 @@ def test_a_new_name_alone_retargets_the_call_that_held_one():
     # dev (session 8): "And in Rome?" after Madrid -> get_weather() with no place, blocked
     assert retarget_name("And in Rome?", weather, {"location": "Madrid"}) == {"location": "Rome"}
     assert retarget_name("What about New York?", weather, {"location": "Madrid"}) == {"location": "New York"}
+    assert retarget_name("And over in Zagreb?", weather, {"location": "Ljubljana"}) == {"location": "Zagreb"}  # dev21
     for text in ("And in the kitchen?", "What about tomorrow?", "And Rome, is it raining there?", "And in Madrid?", "What about Friday?"):
         assert retarget_name(text, weather, {"location": "Madrid"}) is None, text
     assert retarget_name("And in Rome?", weather, {}) is None  # no name held before

@@ -89,6 +89,8 @@ def test_a_place_the_request_names_fills_a_reader_left_empty():
     assert fix_unsaid_place("Will I need a brolly in Melbourne tomorrow?", weather, {"location": None}) == {
         "location": "Melbourne"}
     assert fix_unsaid_place("Weather for New York.", weather, {"location": ""}) == {"location": "New York"}
+    assert fix_unsaid_place("I need to know if I should bring a brolly to Cardiff.", weather, {"location": None}) == {
+        "location": "Cardiff"}  # dev21 (session 25): the weather here
     assert fix_unsaid_place("Weather in Paris.", weather, {"location": "Paris"}) is None  # said already
     assert fix_unsaid_place("Will it rain on Friday?", weather, {"location": None}) is None  # a day
     assert fix_unsaid_place("Is it cold in Rome or in Oslo?", weather, {"location": None}) is None  # two places

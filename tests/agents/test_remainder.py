@@ -314,3 +314,27 @@ def test_a_part_is_read_without_the_reason_said_after_its_comma(embedder):
     home.media["state"] = "playing"
     r = agent.run("Stop the tunes and tell us the time, I'm gonna miss the bus.")
     assert [(c.name, c.ok) for c in r.calls] == [("media_control", True), ("get_time", True)], r.calls
+
+
+def test_a_second_order_on_the_thing_a_call_acted_on_is_done_below_the_margin(embedder):
+    # dev21 (session 25): "Add feta and take the cucumbers off the list." added the feta only
+    # (the rest 0.21 ahead of the no-tool lines, the adder 0.04 behind the remover)
+    be, agent, home = _home([call("add_to_shopping_list", item="feta"),
+                             call("remove_from_shopping_list", item="cucumbers")], embedder)
+    home.shopping.append("cucumbers")
+    r = agent.run("Add feta and take the cucumbers off the list.")
+    assert [(c.name, c.ok) for c in r.calls] == [("add_to_shopping_list", True),
+                                                 ("remove_from_shopping_list", True)], r.calls
+    assert home.shopping == ["feta"]
+    # "bring it down to 25" after the music: the volume, not the thermostat beside it
+    be, agent, home = _home([call("play_music", query="bossa nova"), call("set_volume", level=25)], embedder)
+    r = agent.run("Play some bossa nova and bring it down to 25.")
+    assert [c.name for c in r.calls] == ["play_music", "set_volume"] and home.media["volume"] == 25, r.calls
+    # a reason after a comma is no second order, and "salt and pepper" stay on the list
+    be, agent, home = _home([call("media_control", action="next")], embedder)
+    home.media["state"] = "playing"
+    r = agent.run("Skip this song, it's rubbish.")
+    assert [c.name for c in r.calls] == ["media_control"] and len(be.requests) == 1, r.calls
+    be, agent, home = _home([call("add_to_shopping_list", item="salt"), call("add_to_shopping_list", item="pepper")], embedder)
+    r = agent.run("Put salt and pepper on the list.")
+    assert "pepper" in home.shopping and not any(c.name == "remove_from_shopping_list" for c in r.calls), r.calls

@@ -348,6 +348,12 @@ def test_dev18_a_light_left_on_a_list_call_the_other_way_round():
     assert list_call_turned(said, reg, ToolCall(id="c", name="remove_from_shopping_list", arguments={"item": "apples"})) is None
     assert list_call_turned("Put takeaway boxes on the list.", reg,
                             ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "takeaway boxes"})) is None
+    # dev21 (session 25): "Get the Vegemite off the list, we've got heaps." added it
+    tool, args = list_call_turned("Get the Vegemite off the list, we've got heaps.", reg,
+                                  ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "vegemite"}))
+    assert (tool.name, args) == ("remove_from_shopping_list", {"item": "vegemite"})
+    assert list_call_turned("Get some Vegemite, we're low.", reg,
+                            ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "vegemite"})) is None
 
 
 def test_dev19_a_time_from_now_and_a_noun_after_an_article_order_nothing():

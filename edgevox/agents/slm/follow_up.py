@@ -96,8 +96,9 @@ def retarget(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, An
     return {**arguments, key: value}
 
 
-#: "And in Rome?", "What about Lisbon?", "How about for New York?": a new name, nothing else
-_NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how about)\s+(?i:in\s+|for\s+|at\s+)?"
+#: "And in Rome?", "What about Lisbon?", "How about for New York?", "And over in Zagreb?" (dev21):
+#: a new name, nothing else
+_NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how about)\s+(?i:(?:over|out|up|down)\s+)?(?i:in\s+|for\s+|at\s+)?"
                        r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s*[?.!]*\s*$")
 
 

@@ -402,8 +402,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # "Crank it up a bit." -> change "up"; not "Cool it down to 19." -> set_volume: "cool" names the
     # thermostat. A word of a tool on the same device ("Turn it up, I love this song.": the song
     # plays on the speakers the volume is of) names no other thing.
-    same_device = {t.name for t in tools if target_words(t) & target_words(tool) - _SHARED}
-    others = any(said & target_words(t) for t in tools if t.name != tool.name and t.name not in same_device)
+    others = any(said & target_words(t) for t in tools if t.name != tool.name and not same_device(t, tool))
     return None if enums & words and not others else "unrelated"
 
 
@@ -421,12 +420,17 @@ def _what_someone_does(request: str, arguments: Mapping[str, Any]) -> bool:
     return bool(doing and strings) and all(s and s <= doing for s in strings) and not re.search(r"\bplay\b", low)
 
 
+def same_device(tool: Any, other: Any) -> bool:
+    """Do two tools act on one device or thing (a target word beyond ``_SHARED`` in common:
+    the player and the volume on the speaker, the list's adder and remover)?"""
+    return bool(target_words(tool) & target_words(other) - _SHARED)
+
+
 def _device_words(tool: Any, tools: Iterable[Any]) -> set[str]:
     """The things other tools of the same device act on: "Doorbell's going, hold the music a sec."
     (dev21) pauses the music that ``play_music`` names and ``media_control`` plays on."""
-    own = target_words(tool) - _SHARED
     return set().union(set(), *(target_words(t) - UNITS - _SHARED for t in tools
-                               if t.name != tool.name and target_words(t) & own))
+                               if t.name != tool.name and same_device(t, tool)))
 
 
 def _said_apart(request: str, tool: Any, arguments: Mapping[str, Any], devices: set[str]) -> bool:

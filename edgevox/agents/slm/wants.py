@@ -443,8 +443,9 @@ def list_tool(registry: Any, verbs: str) -> tuple[Any, str] | None:
 
 
 #: the verbs of a part of a request that put a thing on a list, and that take one off
-_PUTS_ON = re.compile(r"\b(?:add|put|get|buy|stick|pop|need)\b")
-_TAKES_OFF = re.compile(r"\b(?:remove|delete|scratch|cross|strike)\b|\b(?:take|knock|rub)\b.*\b(?:off|out)\b")
+#: ("Get the Vegemite off the list, we've got heaps.", dev21, had added it: "get" then takes off)
+_PUTS_ON = re.compile(r"\b(?:add|put|buy|stick|pop|need)\b|\bget\b(?!.*\b(?:off|rid)\b)")
+_TAKES_OFF = re.compile(r"\b(?:remove|delete|scratch|cross|strike)\b|\bget\s+rid\b|\b(?:take|knock|rub|get)\b.*\b(?:off|out)\b")
 
 
 def list_way_said(request: str, item: str) -> str | None:
