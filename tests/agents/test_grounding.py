@@ -544,3 +544,12 @@ def test_dev21_other_room_names_a_service_after_the_thing_and_a_device_said_as_t
     # the music said as tunes, and a length on the clock
     assert heard_words("Kill the tunes, mate.") == "Kill the music, mate."
     assert heard_words("Ninety minutes on the clock for the ham.") == "Ninety minutes on the timer for the ham."
+
+
+def test_dev23_a_free_text_argument_holding_another_tools_room_or_length():
+    tools = list(ToolRegistry(Home().tools()))
+    # dev23 (session 25): "bathroom off" -> remove_from_shopping_list("bathroom"), "eggs 25 mins" -> play_music
+    assert why_not("bathroom off", TOOLS["remove_from_shopping_list"], {"item": "bathroom"}, tools) == "unrelated"
+    assert why_not("eggs 25 mins", TOOLS["play_music"], {"query": "eggs 25 mins"}, tools) == "unrelated"
+    assert why_not("Take the bath salts off the list.", TOOLS["remove_from_shopping_list"], {"item": "bath salts"}, tools) is None
+    assert why_not("Play ten minutes of rain sounds.", TOOLS["play_music"], {"query": "rain sounds"}, tools) is None

@@ -91,6 +91,7 @@ def test_a_place_the_request_names_fills_a_reader_left_empty():
     assert fix_unsaid_place("Weather for New York.", weather, {"location": ""}) == {"location": "New York"}
     assert fix_unsaid_place("I need to know if I should bring a brolly to Cardiff.", weather, {"location": None}) == {
         "location": "Cardiff"}  # dev21 (session 25): the weather here
+    assert fix_unsaid_place("Is it going to rain over Oslo?", weather, {"location": None}) == {"location": "Oslo"}  # dev23
     assert fix_unsaid_place("Weather in Paris.", weather, {"location": "Paris"}) is None  # said already
     assert fix_unsaid_place("Will it rain on Friday?", weather, {"location": None}) is None  # a day
     assert fix_unsaid_place("Is it cold in Rome or in Oslo?", weather, {"location": None}) is None  # two places

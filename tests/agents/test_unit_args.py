@@ -143,6 +143,7 @@ def test_dev16_a_name_and_a_length_taken_back_in_the_same_breath():
     assert fix_taken_back(said, add, {"item": "i mean pears"}) == {"item": "pears"}
     assert listed_items(said, "apples") is None  # one item left: pears
     assert without_taken_back(["milk", "eggs", "no wait bread"]) == ["milk", "bread"]
+    assert without_taken_back(["courgettes", "no", "aubergines"]) == ["aubergines"]  # dev21: an item "no"
     # "sorry" as a courtesy takes nothing back
     assert fix_taken_back("Turn on the kitchen light, sorry to bother you.", light, {"room": "kitchen", "on": True}) is None
     assert fix_taken_back("Add milk, sorry to bother you.", add, {"item": "milk"}) is None

@@ -82,12 +82,14 @@ def fix_taken_back(request: str, tool: Any, arguments: Mapping[str, Any]) -> dic
 
 def without_taken_back(items: list[str]) -> list[str]:
     """A list as said, less each item the next one takes back: ["apples", "i mean pears"] ->
-    ["pears"]."""
+    ["pears"], ["courgettes", "no", "aubergines"] -> ["aubergines"]."""
     kept: list[str] = []
     for item in items:
         opened = _OPENS_WITH_MARK.match(item.lower())
         if opened and item[opened.end():].strip():
             kept = kept[:-1] + [item[opened.end():].strip()]
+        elif opened:  # the words alone, between commas: ["courgettes", "no", "aubergines"] (dev21)
+            kept = kept[:-1]
         else:
             kept.append(item)
     return kept
