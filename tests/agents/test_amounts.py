@@ -352,6 +352,11 @@ def test_dev18_a_level_heard_after_two_and_a_number_spelt_as_heard():
     # dev18 (session 23): "two fifty percent" was read 25, "two twenty" 22, "up to fourty" a step
     assert heard_numbers("dim the living room lights two fifty percent") == "dim the living room lights to fifty percent"
     assert heard_numbers("I have two twenty pound notes") == "i have two twenty pound notes"
+    # dev21 (session 25): "two" heard as "too" after a tens word, before its unit
+    assert heard_numbers("thermostat to twenty too degrees") == "thermostat to twenty two degrees"
+    assert heard_numbers("set it to twenty to ten") == "set it to twenty to ten"  # a time of day
+    thermostat = ToolRegistry(Home().tools()).get("set_thermostat")
+    assert fix_unsaid_number("thermostat to twenty too degrees", thermostat, {"temperature": 20}) == {"temperature": 22}
     assert fix_unsaid_number("set the thermostat two twenty", reg.get("set_thermostat"),
                              {"temperature": 22, "unit": "celsius"}) == {"temperature": 20, "unit": "celsius"}
     assert fix_said_level("turn the volume up to fourty", reg.get("set_volume"), {"change": "up", "level": None}) == \

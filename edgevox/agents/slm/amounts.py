@@ -326,6 +326,8 @@ _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
           # "to" heard as "two" before a level in tens
           (re.compile(r"\b(set|dim|turn|put|bring|change|raise|lower|drop|up|down|lights?|lamps?|thermostat|heating"
                       r"|volume|brightness|it|them)\s+two\s+(?=(?:" + "|".join(TENS) + r"|[1-9]\d)\b)"), r"\1 to "),
+          # "thermostat to twenty too degrees" (dev21): "two" heard after a tens word, before a unit
+          (re.compile(r"\b(" + "|".join(TENS) + rf")\s+(?:too|to)\b(?=\s+(?:degrees?|percent|{TIME_UNITS})\b)"), r"\1 two"),
           (re.compile(r"\bfourty\b"), "forty"), (re.compile(r"\bninty\b"), "ninety")]  # spelt as heard (dev18)
 
 

@@ -28,7 +28,6 @@ from typing import Any
 
 from edgevox.agents.demonstrations import first_sentence, tool_spec
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import TIME_UNITS
 from edgevox.agents.slm.grounding import (
     HANDOVER,
     RELATED,
@@ -37,7 +36,6 @@ from edgevox.agents.slm.grounding import (
     asks_another_service,
     is_question,
     reason_for,
-    takes_a_length,
 )
 from edgevox.agents.slm.parts import parts_of
 from edgevox.agents.slm.vocabulary import (
@@ -387,12 +385,11 @@ class RelevanceGate(Hook):
                 ctx.state(Grounding.name).setdefault(RELATED, set()).add(name)  # "Bring an umbrella?" -> weather
                 return None
         name = rel.best[0]
-        ordered = ordered_tools(ctx.text, ctx.registry) or timed_tools(ctx.text, ctx.registry)
+        ordered = ordered_tools(ctx.text, ctx.registry)
         if ordered and call.name not in ordered and name not in ordered:
             # the request names the thing it orders ("Set a timer for ten minutes for the
-            # eggs.", dev13: nearest the shopping list's "take the eggs off" by its embedding),
-            # or says a length only one kind of tool takes ("eggs 25 mins", dev23): the turn
-            # goes on to that tool, the nearest of them when several share the thing
+            # eggs.", dev13: nearest the shopping list's "take the eggs off" by its embedding):
+            # the turn goes on to that tool, the nearest of them when several share the thing
             name = max(ordered, key=lambda n: rel.tools.get(n, -1.0))
         if (redirect_above is None or rel.margin < redirect_above or name in (None, call.name)
                 or ctx.hops_left < 2 or reason_for(ctx, tool, call.arguments) != "unrelated"):
@@ -418,9 +415,6 @@ _ORDER = re.compile(r"\b(?:set|start|turn|switch|put|play|add|cancel|stop|dim)\s
                     r"(?:a|an|the|my|our|some|that|this)?\s*(?:" + _LENGTH_SAID + r")?(?:([a-z]+)\s+)?([a-z]+)\b")
 #: words after the ordered thing: "set a timer for 12 minutes" orders the timer, not "for"
 _AFTER_THING = frozenset({"for", "to", "in", "on", "at", "of", "with", "and", "from"})
-#: a length said as a number and its unit ("25 mins", "2h", "an hour and a half")
-_A_LENGTH = re.compile(rf"(?:\b\d+(?:\.\d+)?\s*|\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|"
-                       rf"fifteen|twenty|thirty|forty|fifty|sixty|ninety)[\s-]+)(?:{TIME_UNITS}|h|hrs?)\b")
 #: an order said as the thing and its new state: "lights out everywhere", "heating on, please"
 #: (dev14: "Right, I'm off to bed, lights out everywhere." was made to answer in words)
 _SWITCHED = re.compile(r"\b([a-z]+)\s+(?:on|off|out)\b")
@@ -463,14 +457,6 @@ def ordered_tools(request: str, registry: Any) -> set[str]:
     if not ordered or is_question(request):
         return set()
     return {t.name for t in registry if ordered & (target_words(t) - UNITS)}
-
-
-def timed_tools(request: str, registry: Any) -> set[str]:
-    """The tools that take a length, when the request says one as a number and its unit ("eggs
-    25 mins"); none for a question ("Is the 15 minute timer done?")."""
-    if not _A_LENGTH.search(request.lower()) or is_question(request):
-        return set()
-    return {t.name for t in registry if takes_a_length(t)}
 
 
 def commands_a_tool(request: str, registry: Any) -> bool:
