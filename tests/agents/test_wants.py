@@ -339,6 +339,10 @@ def test_dev18_a_light_left_on_a_list_call_the_other_way_round():
     assert (tool.name, args) == ("set_light", {"room": "living room", "on": False})
     assert plan("Leave the hallway light on for me.", reg, None) is None  # keeps it on
     assert plan("Who left the bathroom light on?", reg, None) is None
+    # dev21 (session 25): an answer in words
+    tool, args = plan("Nobody's eating in the dining room tonight, no point that light being on.", reg, None)
+    assert (tool.name, args) == ("set_light", {"room": "dining room", "on": False})
+    assert plan("No point having the lights on, it's sunny.", reg, None) is None  # which room?
     # "Take apples off the list and add pears." added apples
     said = "Take apples off the list and add pears."
     tool, args = list_call_turned(said, reg, ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "apples"}))
