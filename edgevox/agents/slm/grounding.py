@@ -431,8 +431,8 @@ def same_device(tool: Any, other: Any) -> bool:
 def _device_words(tool: Any, tools: Iterable[Any]) -> set[str]:
     """The things other tools of the same device act on: "Doorbell's going, hold the music a sec."
     (dev21) pauses the music that ``play_music`` names and ``media_control`` plays on."""
-    return set().union(set(), *(target_words(t) - UNITS - _SHARED for t in tools
-                               if t.name != tool.name and same_device(t, tool)))
+    return set().union(*(target_words(t) - UNITS - _SHARED for t in tools
+                         if t.name != tool.name and same_device(t, tool)))
 
 
 def _said_apart(request: str, tool: Any, arguments: Mapping[str, Any], devices: set[str]) -> bool:

@@ -149,9 +149,8 @@ def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
     return fixed if fixed != arguments else None
 
 
-#: "in Melbourne", "for New York", "to Cardiff" ("... bring a brolly to Cardiff.", dev21), "over
-#: Oslo" ("Is it going to rain over Oslo?", dev23): a
-#: place's name said after its preposition
+#: a place's name said after its preposition: "in Melbourne", "for New York", "to Cardiff"
+#: ("... bring a brolly to Cardiff.", dev21), "over Oslo" ("Is it going to rain over Oslo?", dev23)
 _IN_A_PLACE = re.compile(r"\b(?:in|for|at|to|over)\s+([A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+){0,2})")
 
 

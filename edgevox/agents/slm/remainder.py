@@ -107,10 +107,11 @@ class Remainder(Hook):
 
     def _beside_a_call(self, ctx: TurnContext, part: str, rel: Any, called: set[str]) -> str | None:
         """The part's nearest tool, not yet called, when it acts on the device or thing a call of
-        the turn acted on and the part is at least ``SIBLING_ABOVE`` ahead of the no-tool lines. A second order on the same thing is plainer than its embedding
-        says: "Add feta and take the cucumbers off the list." (dev21: the remover 0.21 ahead,
-        the adder 0.04 behind it), "Play some bossa nova and bring it down to 25." (the
-        volume 0.19 ahead, the thermostat 0.02 behind: "it" is the music)."""
+        the turn acted on and the part is at least ``SIBLING_ABOVE`` ahead of the no-tool lines.
+        A second order on the same thing is plainer than its embedding says: "Add feta and take
+        the cucumbers off the list." (dev21: the remover 0.21 ahead, the adder 0.04 behind it),
+        "Play some bossa nova and bring it down to 25." (the volume 0.19 ahead, the thermostat
+        0.02 behind: "it" is the music)."""
         if is_remark(part) or len(part.split()) > MAX_PART_WORDS or is_question(part) \
                 or unserved_devices(part, list(ctx.registry)):
             return None
