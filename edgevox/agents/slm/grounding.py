@@ -235,7 +235,7 @@ def _time_key(key: str) -> bool:
     return key.lower().rstrip("s") in SECONDS
 
 
-def takes_a_length(tool: Any) -> bool:
+def _time_params_of(tool: Any) -> bool:
     """Does the tool take a length in time units?"""
     return any(_time_key(k) for k in properties(tool))
 
@@ -355,7 +355,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         unserved = unserved_devices(request, tools)
         if target & _CLIMATE_TARGETS:
             unserved -= CLIMATE_DEVICES  # "Crank the aircon down to twenty-four" (dev14) sets a temperature
-        if unserved and takes_a_length(tool) and _LENGTH.search(request) and all(
+        if unserved and _time_params_of(tool) and _LENGTH.search(request) and all(
                 re.search(rf"\bin\s+(?:the|my|our)\s+{re.escape(d)}", request.lower()) for d in unserved):
             unserved = set()  # "... thirty-five minutes in the oven, can you time it?" (dev12): timed, not worked
         if unserved and _said_apart(request, tool, arguments, unserved):
@@ -372,7 +372,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Morning! How are we today?" asks after the speaker, not the date
     if (m := _TOPIC.search(request)) and stem(m.group(1)) not in tool_words(tool):
         return "unrelated"  # "Do you know any jokes about the weather?": the weather is a joke's topic
-    if takes_a_length(tool) and _CLOCK_TIME.search(request) and not _LENGTH.search(request):
+    if _time_params_of(tool) and _CLOCK_TIME.search(request) and not _LENGTH.search(request):
         return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
@@ -522,7 +522,7 @@ def _holds_anothers(request: str, tool: Any, arguments: Mapping[str, Any], tools
     own = {str(v).lower() for sch in props.values() for v in enum_of(sch)}
     others = {str(v).lower() for t in tools if t.name != tool.name for k, sch in properties(t).items()
               if k.lower() in _WHERE for v in enum_of(sch) if isinstance(v, str)} - own
-    timed_elsewhere = not takes_a_length(tool) and any(takes_a_length(t) for t in tools)
+    timed_elsewhere = not _time_params_of(tool) and any(_time_params_of(t) for t in tools)
     words = WORD.findall(request.lower())
     for key, value in arguments.items():
         if key not in props or enum_of(props[key]) or not isinstance(value, str):
