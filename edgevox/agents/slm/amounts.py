@@ -201,6 +201,8 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
     that change things: a calculator's number may be worked from the request ("10 %" -> 0.1)."""
     if not changes_things(tool):
         return None
+    if (part := own_part(request, tool, arguments)) != request and set(WORD.findall(part.lower())) & (_TOP | _BOTTOM):
+        return None  # "kitchen lights to full and the dining room at 50" (dev24): the 50 is the dining room's
     request = heard_numbers(corrected(request) or request)  # a number taken back is not said
     held = [(k, v) for k, v in arguments.items() if is_number(v)]
     said = spoken_numbers(_CLOCK.sub(" ", request))
@@ -327,7 +329,7 @@ _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
           (re.compile(r"\b(set|dim|turn|put|bring|change|raise|lower|drop|up|down|lights?|lamps?|thermostat|heating"
                       r"|volume|brightness|it|them)\s+two\s+(?=(?:" + "|".join(TENS) + r"|[1-9]\d)\b)"), r"\1 to "),
           # "thermostat to twenty too degrees" (dev21): "two" heard after a tens word, before a unit
-          (re.compile(r"\b(" + "|".join(TENS) + rf")\s+(?:too|to)\b(?=\s+(?:degrees?|percent|{TIME_UNITS})\b)"), r"\1 two"),
+          (re.compile(r"\b(" + "|".join(TENS) + rf")\s+(?:too|to)\b(?=\s+(?:degrees?|percent|fahrenheit|celsius|{TIME_UNITS})\b)"), r"\1 two"),
           (re.compile(r"\bfourty\b"), "forty"), (re.compile(r"\bninty\b"), "ninety")]  # spelt as heard (dev18)
 
 
@@ -392,8 +394,10 @@ _AS_FAR_AS = re.compile(r"\b(?:right\s+)?down\s+(low)\b|\bas\s+(low|dim|quiet|br
 
 
 def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The arguments with the one ranged parameter at the end the request names ("max",
-    "lowest"), or None."""
+    """The arguments with the one ranged parameter at the end the call's own part of the
+    request names ("max", "lowest"; "kitchen lights to full" of "... and the dining room at
+    50", dev24), or None."""
+    request = own_part(request, tool, arguments)
     low = request.lower()
     words = set(re.findall(r"[a-z]+", low)) | {f"way {m}" for m in re.findall(r"\ball the way (up|down)\b", low)}
     words |= {f"way {_AS_FAR[m.group(1) or m.group(2)]}" for m in _AS_FAR_AS.finditer(low)}

@@ -32,6 +32,7 @@ from edgevox.agents.slm.amounts import (
     TENS,
     TOKEN,
     UP_WORDS,
+    fix_duration,
     spoken_numbers,
     value_range,
 )
@@ -80,9 +81,14 @@ def previous_call(messages: list[dict[str, Any]], text: str) -> tuple[str, dict[
     return None
 
 
+#: words that take the call before back ("No, the office.", dev24, after the bedroom's light)
+_TAKING_BACK = frozenset("no nah nope actually sorry wait oops i meant mean rather instead".split())
+
+
 def retarget(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with one enum parameter set to the value ``text`` names, when that value
-    and glue words are all the text says (and the value is a new one); else None."""
+    and glue words (or words taking the call back) are all the text says (and the value is a
+    new one); else None."""
     words = WORD.findall(text.lower())
     said = f" {' '.join(words)} "
     hits = [(key, value) for key, schema in properties(tool).items() for value in enum_of(schema)
@@ -90,7 +96,7 @@ def retarget(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, An
     if len({key for key, _ in hits}) != 1:
         return None  # no value, or values of two parameters: not a plain re-target
     key, value = max(hits, key=lambda kv: len(kv[1]))
-    rest = [w for w in words if w not in GLUE and w not in WORD.findall(value.lower())]
+    rest = [w for w in words if w not in GLUE and w not in _TAKING_BACK and w not in WORD.findall(value.lower())]
     if rest or arguments.get(key) == value:
         return None
     return {**arguments, key: value}
@@ -139,6 +145,22 @@ def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
             and w not in _NUMBER_GLUE and w.rstrip("s") not in unit]
     new = int(numbers[0]) if float(numbers[0]).is_integer() else numbers[0]
     return None if rest or arguments[key] == new else {**arguments, key: new}
+
+
+#: what a bare new length may come with ("Hang on, make it an hour and twenty.", dev24)
+_LENGTH_GLUE = _NUMBER_GLUE | frozenset("""
+hang hold on half quarter hour hours hr hrs minute minutes min mins second seconds sec secs
+""".split())
+
+
+def retarget_length(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``arguments`` with the length of a timed call changed to the one length ``text`` says
+    with nothing else ("Hang on, make it an hour and twenty." after a timer of an hour: two
+    of its numbers, so not ``retarget_number``'s), or None."""
+    words = TOKEN.findall(text.lower().replace("-", " "))
+    if any(not w[0].isdigit() and w not in NUMBER_WORDS and w not in TENS and w not in _LENGTH_GLUE for w in words):
+        return None
+    return fix_duration(text, tool, arguments)
 
 
 #: the words of a move by a step after a setting ("Up two degrees.", "drop it by three", "Knock it
@@ -251,7 +273,8 @@ class FollowUp(Hook):
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
         tool = ctx.registry.get(prev[0]) if prev else None
         thing = retarget_thing(ctx.text, tool, prev[1]) if tool is not None else None
-        number = retarget_number(ctx.text, tool, prev[1]) if tool is not None else None
+        number = (retarget_number(ctx.text, tool, prev[1])
+                  or retarget_length(ctx.text, tool, prev[1])) if tool is not None else None
         args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
                 or thing or number or retarget_step(ctx.text, tool, prev[1])) if tool is not None else None
         if args is not None and corrects(ctx.text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):

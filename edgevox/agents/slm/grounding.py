@@ -227,6 +227,9 @@ _CLOCK_TIME = re.compile(r"\bat\s+(?:half|quarter)\s+(?:past|to\s+)?[a-z0-9]+|\b
                          r"|\bat\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s+(?:hours?|minutes?"
                          r"|mins?|seconds?|secs?|percent|degrees?|per\s*cent))"
                          r"|\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening))\b|\bo'?clock\b"
+                         # "set an alarm for 7" (dev24): an alarm is set for an hour of the day
+                         r"|\balarms?\s+(?:for|at)\s+(?:\d{1,2}(?::\d{2})?|one|two|three|four|five|six|seven|eight|nine|ten"
+                         r"|eleven|twelve)\b"
                          r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+(?:noon|midnight|dawn)\b", re.IGNORECASE)
 
 
@@ -411,13 +414,16 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
 #: what someone is doing, said of them ("we're playing cards", "the kids are watching a film")
 _DOING = re.compile(r"\b(?:we're|we\s+are|i'm|i\s+am|they're|they\s+are|kids\s+are|he's|she's)\s+(?:\w+\s+)?"
                     r"(?:playing|watching|doing|having)\s+([a-z' ]+)")
+#: a thing said to be ready or done ("tea's nearly ready", dev24: a reason, not a thing to play)
+_READY = re.compile(r"\b([a-z]+)(?:'s|\s+is|\s+are|'re)\s+(?:(?:nearly|almost|just|about|already|all)\s+)?"
+                    r"(?:ready|done|finished|cooked|served|here|on\s+the\s+table)\b")
 
 
 def _what_someone_does(request: str, arguments: Mapping[str, Any]) -> bool:
     """Does every word-string argument of the call come from what the request says someone is
-    doing, with nothing ordered to play besides? A statement, not a request for it."""
+    doing (or says is ready), with nothing ordered to play besides? A statement, not a request for it."""
     low = request.lower().replace("’", "'")
-    doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))}
+    doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))} | {m.group(1) for m in _READY.finditer(low)}
     strings = [set(WORD.findall(v.lower())) for v in leaves(dict(arguments)) if isinstance(v, str) and v.strip()]
     return bool(doing and strings) and all(s and s <= doing for s in strings) and not re.search(r"\bplay\b", low)
 

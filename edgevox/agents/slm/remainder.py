@@ -29,6 +29,7 @@ them, an action nobody asked for).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,6 +53,10 @@ SIBLING_ABOVE = 0.15
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 NOTE_HEADS = ("Call ",)
+#: a part that asks to be told when a thing of the turn is over ("..., tell me when it's up",
+#: dev24: the timer's own signal, not the time now)
+_TOLD_WHEN = re.compile(r"\b(?:tell|let|give|ping|buzz|alert|warn|shout|call)\b[\w\s']*?\bwhen\s+(?:it|that|they|time|the\s+\w+)"
+                        r"(?:'s|'re|\s+is|\s+are|\s+has|\s+have)?\s+(?:up|done|over|finished|ready|gone\s+off|through)\b")
 def comma_pieces(part: str) -> list[str]:
     """The pieces of ``part`` between its commas, of two words or more (none without a comma)."""
     pieces = [p.strip() for p in part.split(",")]
@@ -93,7 +98,7 @@ class Remainder(Hook):
             (name, sim), (other, near) = rel.best, rel.second
             if not self.readers_only and part in joined and (beside := self._beside_a_call(ctx, part, rel, called)):
                 return (beside,), part
-            if name is None or name in called or rel.margin < self.call_above or is_remark(part):
+            if name is None or name in called or rel.margin < self.call_above or is_remark(part) or _TOLD_WHEN.search(part.lower()):
                 continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
             names = (name,) if sim - near >= self.lead else (name, other) if other and other not in called else ()
             if self.readers_only:

@@ -67,7 +67,7 @@ PLACE_KEYS = frozenset("location city place town country region where".split())
 #: naming one that no tool's vocabulary mentions asks for what no tool does
 SERVICES = frozenset("""
 remind reminder reminders taxi taxis uber cab takeaway takeout voicemail voicemails answerphone
-email emails recipe recipes text texts sms
+email emails recipe recipes text texts sms calendar diary ring
 """.split())
 #: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
 FILLERS = frozenset("uh um er erm hmm ah hey oh ok okay so well".split())
@@ -87,7 +87,7 @@ OPENERS = frozenset({"open", "opens", "close", "closes", "shut", "lock", "unlock
 #: rooms and places of a home beyond the common ones (generic knowledge, written here): a
 #: request naming one the registry does not know is about a place it does not have
 PLACES = frozenset("""
-attic loft basement cellar conservatory porch patio pantry laundry nursery utility mudroom foyer
+attic loft basement cellar conservatory porch patio pantry laundry nursery utility mudroom foyer den
 balcony deck shed driveway closet playroom gym sunroom workshop yard backyard terrace greenhouse garden
 """.split())
 #: every room or place of a home, common ones too: "in the den" is a room, "in the form of"
@@ -167,7 +167,13 @@ HEARD = ((re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weath
          # "Ninety minutes on the clock for the ham, please." (dev21): a length on the clock is a timer
          (re.compile(r"\b((?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\s+)on\s+the\s+clock\b"), r"\1on the timer"),
          # "Kill the tunes, mate." (dev21): the music
-         (re.compile(r"\b(the|some|those|these|my|our|your)\s+tunes\b"), r"\1 music"))
+         (re.compile(r"\b(the|some|those|these|my|our|your)\s+tunes\b"), r"\1 music"),
+         # "what's it doing in Perth this arvo?" (dev24): the weather somewhere, asked as what "it" does
+         (re.compile(r"\b(what's|whats|what\s+is)\s+it\s+doing\s+(?=(?:out|outside|over|in|at|down|up)\b)"), r"\1 the weather "),
+         # "chuck on some Midnight Oil, mate" (dev24), "Stick on some grime" (dev21): something put
+         # on to hear, not a thing switched on
+         (re.compile(r"\b(?:chuck|bung|whack|stick|slap|throw)\s+on\s+(?=(?:some|a\s+bit\s+of)\s+(?!(?:lights?|lamps?|heat|heating"
+                     r"|water|clothes|washing|wash|coats?|shoes|socks|sun\s*cream|sunscreen|make\s*up|weight)\b))"), "play "))
 
 
 #: other names of a common room (generic English, written here): "Whack the lounge light on."

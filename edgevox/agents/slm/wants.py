@@ -270,19 +270,23 @@ _LEFT_ON = re.compile(r"\b(?:left|keeps?\s+leaving|always\s+leaves?)\s+(?:the\s+
 #: in words): a light said to be on for nothing wants it off, in the room the request names
 _NO_POINT_ON = re.compile(r"\bno\s+(?:point|need|sense)\s+(?:in\s+|for\s+|having\s+)?(?:the|that|this|those|these|my|our)?\s*"
                           r"([a-z' -]*?lights?)\s+(?:being\s+|staying\s+|left\s+)?on\b")
+#: "Nobody's in the office any more and the light's still on, can you sort that out?" (dev24: the
+#: model switched it on): a light still on, with something asked to be done about it
+_STILL_ON = re.compile(r"\b(?:the|that|this|those|these|my|our)\s+([a-z' -]*?lights?)(?:'s|'re|\s+is|\s+are)\s+still\s+on\b"
+                       r"(?=.*\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b)")
 
 
 def left_on_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """The light tool switched off in the room said, when a light is complained of as left on
     (or as on for nothing: the room then from the whole request)."""
     low = request.lower()
-    if is_question(request) or not (m := _LEFT_ON.search(low) or _NO_POINT_ON.search(low)):
+    if is_question(request) or not (m := _LEFT_ON.search(low) or _NO_POINT_ON.search(low) or _STILL_ON.search(low)):
         return None
     tool = _tool_for("light", registry)
     switches = boolean_params(tool) if tool is not None else []
     if len(switches) != 1 or not {stem(w) for w in WORD.findall(m.group(1))} & {stem(w) for w in ANCHORS["light"]}:
         return None
-    place = _place(m.group(1), tool) or (_place(request, tool) if m.re is _NO_POINT_ON else None)
+    place = _place(m.group(1), tool) or (_place(request, tool) if m.re is not _LEFT_ON else None)
     return (tool, {place[0]: place[1], switches[0]: False}) if place else None
 
 
