@@ -13,6 +13,7 @@ from edgevox.agents.slm.amounts import (
     fix_level_switched_off,
     fix_said_level,
     fix_share,
+    fix_unsaid_number,
     said_hours_minutes,
     said_numbers,
     said_seconds,
@@ -73,6 +74,11 @@ def test_the_ends_of_a_range():
         "room": "kitchen", "on": True, "brightness": 1}
     assert fix_extreme("Volume all the way down.", TOOLS["set_volume"], {"change": "down"}) == {
         "change": "down", "level": 0}
+    # dev24: the end said in the call's own part, beside another part's number
+    two = "guests are here, kitchen lights to full and the dining room at 50"
+    assert fix_extreme(two, TOOLS["set_light"], {"room": "kitchen", "on": True, "brightness": 50})["brightness"] == 100
+    assert fix_extreme(two, TOOLS["set_light"], {"room": "dining room", "on": True, "brightness": 50}) is None
+    assert fix_unsaid_number(two, TOOLS["set_light"], {"room": "kitchen", "on": True, "brightness": 100}) is None
     assert fix_extreme("Max volume.", TOOLS["set_volume"], {"level": 100}) is None  # right already
     assert fix_extreme("Volume to 90, the max.", TOOLS["set_volume"], {"level": 90}) is None  # a number said
     assert fix_extreme("Heat to the max.", TOOLS["set_thermostat"], {"temperature": 30}) is None  # no range

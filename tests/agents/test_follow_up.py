@@ -9,8 +9,10 @@ from edgevox.agents.slm.follow_up import (
     FollowUp,
     previous_call,
     retarget,
+    retarget_length,
     retarget_name,
     retarget_number,
+    retarget_resume,
     undo,
 )
 from edgevox.examples.home import Home, home_agent
@@ -28,6 +30,7 @@ def test_only_a_new_value_and_glue_words_retarget_the_call(light):
     assert retarget("Same for the hallway.", light, before)["room"] == "hallway"
     assert retarget("What about the kitchen?", light, before)["room"] == "kitchen"
     assert retarget("And the garage while you're at it.", light, before)["room"] == "garage"  # dev7
+    assert retarget("No, the office.", light, before)["room"] == "office"  # dev24: a correction
     for text in ("Turn off the kitchen too.",  # says more than a room: the model's
                  "Do the bedroom as well.",    # the same room: nothing new
                  "Make it warmer.", "Thanks.", "All of them too."):
@@ -244,3 +247,15 @@ def test_dev19_a_thing_made_and_corrected_is_undone_then_made_again():
     agent.run("Add milk to the list.")
     agent.run("And bread.")  # another thing like it: nothing undone
     assert home.shopping == ["milk", "bread"]
+
+
+def test_a_new_length_alone_changes_a_timer_and_going_on_resumes_a_pause():
+    tools = ToolRegistry(Home().tools())
+    timer, media = tools.get("start_timer"), tools.get("media_control")
+    before = {"hours": 1, "minutes": 0, "seconds": 0, "label": "roast"}
+    assert retarget_length("hang on, make it an hour and twenty", timer, before) == {  # dev24
+        "hours": 1, "minutes": 20, "seconds": 0, "label": "roast"}
+    assert retarget_length("and turn the oven off after an hour and twenty", timer, before) is None
+    assert retarget_resume("right, go on", media, {"action": "pause"}) == {"action": "play"}  # dev24
+    assert retarget_resume("right, go on", media, {"action": "next"}) is None  # nothing paused
+    assert retarget_resume("go on then, tell me a joke", media, {"action": "pause"}) is None

@@ -338,3 +338,21 @@ def test_a_second_order_on_the_thing_a_call_acted_on_is_done_below_the_margin(em
     be, agent, home = _home([call("add_to_shopping_list", item="salt"), call("add_to_shopping_list", item="pepper")], embedder)
     r = agent.run("Put salt and pepper on the list.")
     assert "pepper" in home.shopping and not any(c.name == "remove_from_shopping_list" for c in r.calls), r.calls
+
+
+def test_a_piece_with_values_of_its_own_gets_another_call_of_the_same_tool(embedder):
+    # dev21/dev24 (session 26): one call for two pieces of the same tool
+    be, agent, home = _home([call("set_light", room="living room", on=False), call("set_light", room="bedroom", on=True)],
+                            embedder)
+    home.lights["living room"] = True
+    r = agent.run("Living room off, bedroom on.")
+    assert [(c.name, c.arguments["room"]) for c in r.calls] == [("set_light", "living room"), ("set_light", "bedroom")]
+    assert home.lights["living room"] is False and home.lights["bedroom"] is True
+    assert be.requests[1]["grammar"].tool_names == ("set_light",)
+    be, agent, home = _home([call("start_timer", minutes=25, label="lasagne"), call("start_timer", minutes=10, label="garlic bread")],
+                            embedder)
+    agent.run("set a 25 minute timer for the lasagne and a 10 minute one for the garlic bread")
+    assert sorted(t["label"] for t in home.timers) == ["garlic bread", "lasagne"]
+    be, agent, home = _home([call("start_timer", hours=1, minutes=30)], embedder)
+    agent.run("set a timer for 1 hour and 30 minutes")  # one length in two pieces: one timer
+    assert len(be.requests) == 1 and len(home.timers) == 1

@@ -52,6 +52,10 @@ def planned(text, registry, previous=None):
     ("The music's way too loud, I can't hear myself think.", ("set_volume", {"change": "down"})),
     ("paws the music", ("media_control", {"action": "pause"})),
     ("Bit softer than that, say 30 percent.", None),
+    # dev24 (session 26): switched on; a light still on, something asked about it
+    ("Nobody's in the office any more and the light's still on, can you sort that out?",
+     ("set_light", {"room": "office", "on": False})),
+    ("The hall light's still on.", None),  # said, nothing asked
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     assert planned(text, home) == expected

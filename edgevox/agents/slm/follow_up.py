@@ -197,6 +197,26 @@ def retarget_step(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     return {**arguments, key: int(value) if value.is_integer() else value}
 
 
+#: "Right, go on.", "Carry on." after a pause (dev24): what was paused, going again
+_RESUME = re.compile(r"^\W*(?:(?:right|alright|all\s+right|ok|okay|oh|um|uh|yeah|yep|good|fine|cool|great|thanks|cheers)\W+)*"
+                     r"(?:go\s+on|carry\s+on|continue|resume|keep\s+(?:going|playing)|unpause|play\s+on|back\s+on|start\s+(?:it\s+)?again)"
+                     r"(?:\W+(?:then|now|please|again))*\W*$")
+_PAUSED = frozenset({"pause", "paused", "stop"})
+_GOING = ("play", "resume", "unpause", "continue")
+
+
+def retarget_resume(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``arguments`` with the enum value that paused (``action="pause"``) set to the one that
+    goes on (``"play"``, ``"resume"``) when ``text`` only says to go on, or None."""
+    if not _RESUME.match(text.lower()):
+        return None
+    for key, schema in properties(tool).items():
+        values = [str(v) for v in enum_of(schema) if isinstance(v, str)]
+        if str(arguments.get(key, "")).lower() in _PAUSED and (going := [v for v in values if v.lower() in _GOING]):
+            return {**arguments, key: going[0]}
+    return None
+
+
 #: "Actually, scrap it.", "Cancel that.": the call just made, undone
 _UNDO = re.compile(r"^\W*(?:(?:actually|no|nah|oh|wait|hmm|um|uh|sorry|ok|okay|on\s+second\s+thought)\W+)*"
                    r"(?:(?:scrap|cancel|kill|delete|drop|ditch|bin|undo|forget|get\s+rid\s+of)\s+(?:it|that|this)(?:\s+one)?"
@@ -276,7 +296,8 @@ class FollowUp(Hook):
         number = (retarget_number(ctx.text, tool, prev[1])
                   or retarget_length(ctx.text, tool, prev[1])) if tool is not None else None
         args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
-                or thing or number or retarget_step(ctx.text, tool, prev[1])) if tool is not None else None
+                or thing or number or retarget_step(ctx.text, tool, prev[1])
+                or retarget_resume(ctx.text, tool, prev[1])) if tool is not None else None
         if args is not None and corrects(ctx.text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
             # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
             # undone first, then made again as corrected (not a second timer beside the first)
@@ -286,6 +307,8 @@ class FollowUp(Hook):
             plan(ctx, tool.name)
         elif args is None and tool is not None and (undone := undo(ctx.text, ctx.registry, tool, prev[1])):
             tool, args = undone
+        elif args is not None and _RESUME.match(ctx.text.lower()):
+            plan(ctx, tool.name)  # "Right, go on." names nothing of the player: grounded by the pause before
         if args is None:
             return None
         st["call"] = (tool.name, args)

@@ -92,6 +92,7 @@ from edgevox.agents.slm.vocabulary import (
     stem,
     target_words,
     tool_words,
+    undoes,
     without_idioms,
 )
 
@@ -390,7 +391,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # the whole request as a timer's name: the call says nothing of its own
     if _holds_anothers(request, tool, arguments, tools):
         return "unrelated"  # "bathroom off" -> the list's item "bathroom" (dev23)
-    if changes_things(tool) and _what_someone_does(request, arguments):
+    if changes_things(tool) and _what_someone_does(request, arguments, ready=not any(undoes(tool, t) for t in tools)):
         return "unrelated"  # "..., we're playing cards." (dev19) -> play_music("cards")
     if said & tool_words(tool):
         return None
@@ -419,11 +420,14 @@ _READY = re.compile(r"\b([a-z]+)(?:'s|\s+is|\s+are|'re)\s+(?:(?:nearly|almost|ju
                     r"(?:ready|done|finished|cooked|served|here|on\s+the\s+table)\b")
 
 
-def _what_someone_does(request: str, arguments: Mapping[str, Any]) -> bool:
+def _what_someone_does(request: str, arguments: Mapping[str, Any], *, ready: bool = True) -> bool:
     """Does every word-string argument of the call come from what the request says someone is
-    doing (or says is ready), with nothing ordered to play besides? A statement, not a request for it."""
+    doing (or, with ``ready``, says is ready), with nothing ordered to play besides? A statement,
+    not a request for it. A thing ready is why its timer is cancelled ("kill the timer, the rice
+    is done already", dev24): not ``ready`` for a tool that undoes another."""
     low = request.lower().replace("’", "'")
-    doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))} | {m.group(1) for m in _READY.finditer(low)}
+    doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))}
+    doing |= {m.group(1) for m in _READY.finditer(low)} if ready else set()
     strings = [set(WORD.findall(v.lower())) for v in leaves(dict(arguments)) if isinstance(v, str) and v.strip()]
     return bool(doing and strings) and all(s and s <= doing for s in strings) and not re.search(r"\bplay\b", low)
 

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.amounts import spoken_numbers
 from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
@@ -41,8 +42,11 @@ from edgevox.agents.slm.vocabulary import (
     UNDO_WORDS,
     WORD,
     changes_things,
+    enum_of,
+    is_number,
     is_remark,
     may_act,
+    properties,
     undoes,
 )
 
@@ -53,6 +57,8 @@ SIBLING_ABOVE = 0.15
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 NOTE_HEADS = ("Call ",)
+#: a second one of a thing ("and a 10 minute one for the garlic bread")
+_ANOTHER = re.compile(r" (?:one|another) ")
 #: a part that asks to be told when a thing of the turn is over ("..., tell me when it's up",
 #: dev24: the timer's own signal, not the time now)
 _TOLD_WHEN = re.compile(r"\b(?:tell|let|give|ping|buzz|alert|warn|shout|call)\b[\w\s']*?\bwhen\s+(?:it|that|they|time|the\s+\w+)"
@@ -90,9 +96,11 @@ class Remainder(Hook):
         self.lead = lead
         self.readers_only = readers_only
 
-    def undone(self, ctx: TurnContext, called: set[str]) -> tuple[tuple[str, ...], str] | None:
+    def undone(self, ctx: TurnContext, called: set[str], done: list[Any] = ()) -> tuple[tuple[str, ...], str] | None:
         """``(tools, part)`` of the first part of the request clearly for a tool no call used:
-        one tool, or two unused ones too near each other to tell apart by meaning."""
+        one tool, or two unused ones too near each other to tell apart by meaning; else (home
+        only) a part that asks for another call of a tool a call of ``done`` used, with
+        values of its own (``_another``)."""
         tools, joined = list(ctx.registry), set(parts_of(ctx.text))
         for part, rel in self._parts_by_meaning(ctx, commas=not self.readers_only) or ():  # (home only: as measured)
             (name, sim), (other, near) = rel.best, rel.second
@@ -108,6 +116,35 @@ class Remainder(Hook):
                     is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
             return names, part
+        return None if self.readers_only else self._another(ctx, list(done))
+
+    def _another(self, ctx: TurnContext, done: list[Any]) -> tuple[tuple[str, ...], str] | None:
+        """``((tool,), part)`` for a piece of the request (cut at joins and commas) clearly for
+        a tool a call of the turn used, that says a value of that tool's enums no call held
+        ("Living room off, bedroom on.", dev21: one call, the living room's), or a new number
+        for "another"/"one" of the thing ("set a 25 minute timer for the lasagne and a 10
+        minute one for the garlic bread", dev24: one timer), and no value a call held (the
+        piece a call served)."""
+        pieces = [q for part in parts_of(ctx.text) for q in [part, *comma_pieces(part)]]
+        index = self.gate.index(ctx.registry) if len(pieces) > 1 and done else None
+        for piece in pieces if index is not None else ():
+            rel = index.relevance(piece)
+            name = rel.best[0]
+            tool = ctx.registry.get(name) if name else None
+            held = [r.arguments for r in done if r.name == name and isinstance(r.arguments, dict)]
+            if tool is None or not held or rel.margin < self.call_above or is_remark(piece) or is_question(piece) \
+                    or len(piece.split()) > MAX_PART_WORDS or unserved_devices(piece, list(ctx.registry)):
+                continue
+            said = f" {' '.join(WORD.findall(piece.lower()))} "
+            enums = {str(v).lower() for s in properties(tool).values() for v in enum_of(s)
+                     if isinstance(v, str) and v.strip() and f" {str(v).lower()} " in said}
+            held_words = {str(v).lower() for a in held for v in a.values() if isinstance(v, str)}
+            held_numbers = {float(v) for a in held for v in a.values() if is_number(v) and not isinstance(v, bool)}
+            numbers = set(spoken_numbers(piece))
+            if enums & held_words or numbers & held_numbers:
+                continue  # the piece a call served
+            if enums or (_ANOTHER.search(said) and numbers):
+                return (name,), piece
         return None
 
     def _beside_a_call(self, ctx: TurnContext, part: str, rel: Any, called: set[str]) -> str | None:
@@ -188,7 +225,8 @@ class Remainder(Hook):
             return None  # only the turn's first hop that acts (a blocked first call may be redirected)
             # or the extra hop this hook forced
         called = {r.name for r in ctx.records} | {result.name}
-        found = self.undone(ctx, called)
+        done = [r for r in ctx.records if r.dispatched and r.error is None] + ([result] if getattr(result, "ok", False) else [])
+        found = self.undone(ctx, called, done)
         st["pending"] = found
         if found:
             ctx.more = self.note(found)
