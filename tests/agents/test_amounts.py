@@ -79,6 +79,16 @@ def test_the_ends_of_a_range():
     assert fix_extreme(two, TOOLS["set_light"], {"room": "kitchen", "on": True, "brightness": 50})["brightness"] == 100
     assert fix_extreme(two, TOOLS["set_light"], {"room": "dining room", "on": True, "brightness": 50}) is None
     assert fix_unsaid_number(two, TOOLS["set_light"], {"room": "kitchen", "on": True, "brightness": 100}) is None
+
+
+def test_two_timers_each_get_the_length_of_their_own_piece():
+    timer = TOOLS["start_timer"]
+    two = "timer 10 minutes for the tea and another 20 minutes for the potatoes"  # dev26: both ran 30
+    assert fix_duration(two, timer, {"label": "tea", "minutes": 30})["minutes"] == 10
+    assert fix_duration(two, timer, {"label": "potatoes", "minutes": 30})["minutes"] == 20
+    assert fix_duration(two, timer, {"label": "bread", "minutes": 30}) is None  # not told apart: left
+    assert fix_duration("set a timer for 1 hour and 30 minutes", timer, {"hours": 1})["minutes"] == 30  # one length
+    assert said_seconds("ah no, make it hour and half") == 5400  # dev26: no articles
     assert fix_extreme("Max volume.", TOOLS["set_volume"], {"level": 100}) is None  # right already
     assert fix_extreme("Volume to 90, the max.", TOOLS["set_volume"], {"level": 90}) is None  # a number said
     assert fix_extreme("Heat to the max.", TOOLS["set_thermostat"], {"temperature": 30}) is None  # no range

@@ -153,6 +153,14 @@ ALL = list(TOOLS.values())
     ("ring the Golden Dragon and order what we had last Friday", "play_music", {"query": "Golden Dragon"}, "unrelated"),
     ("can you pop the dining room lights on for us, tea's nearly ready", "play_music", {"query": "tea"}, "unrelated"),
     ("kill the timer, the rice is done already", "cancel_timer", {"label": "rice"}, None),
+    # dev26: a name the assistant is called by first; a question inside a line that opens as none;
+    # waking someone is an alarm; a door next door is no device
+    ("Computer, play some jazz.", "play_music", {"query": "jazz"}, None),
+    ("hey house which lights are on right now", "set_light", {"room": "all", "on": True}, "question"),
+    ("timer how much time remaining", "start_timer", {"seconds": 10}, "question"),
+    ("the heating it is at what number at the moment", "set_thermostat", {"temperature": 22}, "question"),
+    ("wake me up at six tomorrow", "get_weather", {"location": "six tomorrow"}, "unrelated"),
+    ("wake me up in 20 minutes", "start_timer", {"minutes": 20}, None),
 ])
 def test_why_a_call_is_not_about_the_request(request_, name, arguments, why):
     assert why_not(request_, TOOLS[name], arguments, ALL) == why

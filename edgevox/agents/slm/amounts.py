@@ -59,7 +59,9 @@ _UNIT = r"(hour|minute|second)s?"
 _AMOUNTS = [  # (pattern, how to read its groups)
     # "two hours and a half", "an hour and a quarter", "an hour and three quarters", and with no
     # article at all ("Hour and a half on the timer.")
-    (re.compile(rf"(?:\b{_NUM}\s+|(?<![\w-])(?<![\w-]\s)){_UNIT}\s+and\s+(an?|three)\s+(half|quarters?)\b"),
+    # (and "make it hour and half", dev26: with no article before the share either)
+    (re.compile(rf"(?:\b{_NUM}\s+|\b(?:it|for|to|timer|make)\s+|(?<![\w-])(?<![\w-]\s)){_UNIT}\s+and\s+(?:(an?|three)\s+)?"
+                r"(half|quarters?)\b"),
      lambda g: (g[0] or "a", g[3], g[1], g[2])),
     # "one and a half hours"
     (re.compile(rf"\b{_NUM}\s+and\s+an?\s+(half|quarter)\s+{_UNIT}\b"), lambda g: (g[0], g[1], g[2])),
@@ -342,6 +344,28 @@ def heard_numbers(request: str) -> str:
     return text
 
 
+_LENGTH_WORDS = re.compile(rf"\b(?:{TIME_UNITS}|hrs?)\b")
+_BARE_LENGTH = frozenset("a an and half quarter quarters of".split())
+#: a second thing of the kind said ("another 20 minutes for the potatoes", "a 10 minute one")
+_ANOTHER_ONE = re.compile(rf"\b(?:another|timers?)\b|\bone\b(?!\s+(?:{TIME_UNITS}|hrs?|and|half)\b)")
+
+
+def _own_length(request: str, arguments: Mapping[str, Any]) -> str | None:
+    """The piece of ``request`` (cut at its joins) that says the call's own length, where
+    pieces say two lengths, each with words of its own ("timer 10 minutes for the tea and
+    another 20 minutes for the potatoes", dev26: both timers ran 30 minutes): the one piece
+    holding the call's free-text value (its label), else None. ``request`` itself when it says
+    one length ("1 hour and 30 minutes": the second piece says nothing else; "two minutes and
+    thirty seconds for the green tea": no second thing named)."""
+    pieces = [p for p in JOIN.split(request) if p.strip() and _LENGTH_WORDS.search(p.lower())]
+    if len(pieces) < 2 or not any(_ANOTHER_ONE.search(p.lower()) for p in pieces[1:]) or any(all(w[0].isdigit() or w in NUMBER_WORDS or w in TENS or w in _BARE_LENGTH
+                                  or _LENGTH_WORDS.fullmatch(w) for w in TOKEN.findall(p.lower())) for p in pieces):
+        return request
+    labels = [set(WORD.findall(v.lower())) for v in arguments.values() if isinstance(v, str) and v.strip()]
+    named = [p for p in pieces if any(words and words <= set(WORD.findall(p.lower())) for words in labels)]
+    return named[0] if len(named) == 1 else None
+
+
 def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the duration the request says in words, or None when they hold it
     already (or the request says none we read): a fraction ("an hour and a half"), hours then
@@ -349,6 +373,8 @@ def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     minutes" -> 105 minutes before)."""
     request = heard_numbers(corrected(request) or request)  # a length taken back is not said
     units = _time_params(tool)
+    if (request := _own_length(request, arguments)) is None:
+        return None  # two lengths, and the call's is not told apart
     # a fraction, hours then minutes, else every number said as a length with its unit: their sum
     # ("timer for to hours twenty minutes" -> 20 hours 5 seconds, dev14; "to minutes and thirty
     # seconds" -> 30 minutes 30 seconds, dev15)
@@ -502,6 +528,8 @@ _SWITCHES = frozenset({"on", "power", "enabled", "turn_on", "switch_on"})
 #: "turn the bedroom light of" (dev12, session 20: a transcript's "of" for "off" at the end; the
 #: model switched it on)
 _LAST_OF = re.compile(r"\bof\s*(?:,?\s*please)?\s*[.!]*\s*$")
+#: ... and inside it: "turn of the hall way light", "turn the lights of in the kitchen" (dev26)
+_OF_FOR_OFF = re.compile(r"\bturn\s+of\b(?=\s+(?:the|my|our|all|every|this|that)\b)|\bof\b(?=\s+(?:in|inside|please|now)\b)")
 
 
 def fix_said_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -511,7 +539,7 @@ def fix_said_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     if len(flags) != 1 or flags[0].lower() not in _SWITCHES or arguments.get(flags[0]) is not True \
             or not changes_things(tool):
         return None
-    words = set(WORD.findall(_LAST_OF.sub(" off", request.lower())))
+    words = set(WORD.findall(_OF_FOR_OFF.sub(lambda m: m.group(0).replace("of", "off"), _LAST_OF.sub(" off", request.lower()))))
     if "off" not in words or "on" in words or JOIN.search(request):
         return None  # "Kitchen light off and the hallway to 50" asks two things
     ranged = the_ranged_parameter(tool)

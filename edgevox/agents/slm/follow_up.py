@@ -104,7 +104,11 @@ def retarget(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, An
 
 #: "And in Rome?", "What about Lisbon?", "How about for New York?", "And over in Zagreb?" (dev21):
 #: a new name, nothing else
-_NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how about)\s+(?i:(?:over|out|up|down)\s+)?(?i:in\s+|for\s+|at\s+)?"
+#: words said capitalised after "No," or "Sorry," that name nothing ("No, Thanks.")
+_NOT_NAMES = frozenset("thanks thank okay ok please nothing yes yeah yep never cheers fine good great forget leave".split())
+#: or a name said instead ("sorry, Melbourne", dev26)
+_NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how about|(?:sorry|no|nah|oops|actually|i meant)\W*(?:i meant)?)"
+                       r"\s+(?i:(?:over|out|up|down)\s+)?(?i:in\s+|for\s+|at\s+)?"
                        r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s*[?.!]*\s*$")
 
 
@@ -113,7 +117,7 @@ def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     the model wrote "prague" for "Prague, what's the weather doing there?", dev11) set to the
     new name ``text`` says ("And in Rome?"), or None."""
     m = _NEW_NAME.match(text)
-    if m is None or m.group(1).split()[0].lower() in TIME_NAMES:
+    if m is None or m.group(1).split()[0].lower() in TIME_NAMES | _NOT_NAMES:
         return None
     names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in PLACE_KEYS)
              and k in properties(tool) and not enum_of(properties(tool)[k])]
@@ -124,7 +128,7 @@ def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
 
 #: what a bare new number may come with ("Nah, twenty two.", "Make that 70 instead.")
 _NUMBER_GLUE = GLUE | FILLERS | frozenset("""
-nah no nope actually make that it instead rather sorry wait change degrees degree percent
+nah no nope actually make that it instead rather sorry wait change degrees degree percent oops i meant mean
 """.split())
 
 

@@ -142,6 +142,13 @@ _POLITE_CLAUSE = re.compile(r",\s*(?:please\s+)?(?:can|could|would|will|won't|wo
                             r"(?!\s+(?:please\s+)?(?:check|tell|see|find|confirm|let|say|look)\b)[^,]*$")
 
 
+#: a question said inside a line that does not open as one, as transcripts without a question
+#: mark and hurried speech put it ("timer how much time remaining", "the heating it is at what
+#: number at the moment", dev26)
+_ASKED_INSIDE = re.compile(r"\bhow\s+(?:much|long)\s+(?:time\s+)?(?:is\s+|'s\s+|has\s+)?(?:left|remaining|to\s+go)\b"
+                           r"|\bat\s+what\s+(?:number|level|temperature|setting|percent)\b")
+
+
 def is_question(text: str) -> bool:
     """A question about something, not a polite request ("Can you dim the lights?", "Bring
     the heat up, would you?", "When you get a moment, could you ...?") nor an order that
@@ -153,7 +160,7 @@ def is_question(text: str) -> bool:
     if not words or " ".join(words).startswith(_NOT_ASKING):
         return False
     asked = text.rstrip().endswith("?")
-    if words[-1] in _STATE_WORDS:
+    if words[-1] in _STATE_WORDS or _ASKED_INSIDE.search(text):
         return True
     if words[0] not in _ASKS and _POLITE_CLAUSE.search(text):
         return False  # a statement, then "can you ...?": a request ("Is it on, can you check?" and
@@ -165,10 +172,15 @@ def is_question(text: str) -> bool:
     return words[0] in _ASKS or (asked and words[0] not in _POLITE)
 
 
+#: a device's word said as a place, not the device
+_NO_DEVICE = re.compile(r"\bnext[\s-]+door\b|\bdoor\s+to\s+door\b")
+
+
 def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
     """The devices ``request`` names that no tool's vocabulary mentions (as stems)."""
     served = set().union(*(tool_words(t) for t in tools))
-    named = {stem(w) for w in WORD.findall(request.lower())} & {stem(d) for d in DEVICES}  # "TV": short words too
+    low = _NO_DEVICE.sub(" ", request.lower())  # "my baby is sleeping next door" (dev26) names no door
+    named = {stem(w) for w in WORD.findall(low)} & {stem(d) for d in DEVICES}  # "TV": short words too
     return named - served
 
 
@@ -208,6 +220,9 @@ _ELSEWHERE = (
                r"(order)\s+(?:a|an|some|me|us|the|our)\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
                r"(sing|hum|whistle|rap|dance)\b"),
+    # an alarm said by what it does ("wake me up at six tomorrow", dev26: a timer, then the weather);
+    # not a length ("wake me up in 20 minutes" is a timer)
+    re.compile(r"\b(wake)\s+(?:me|us|him|her|them|the\s+kids)(?:\s+up)?\b(?!\s+in\b)"),
 )
 
 

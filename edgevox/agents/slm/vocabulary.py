@@ -154,7 +154,11 @@ def one_edit_apart(a: str, b: str) -> bool:
 
 #: a transcript's homophone of a tool's word, where the sentence leaves one reading ("whats the
 #: whether in boston", dev15: answered in words), and idioms said for a tool's word
-HEARD = ((re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
+HEARD = (  # a name the speaker calls the assistant by, first ("Computer, play some jazz.", "hey house which
+         # lights are on", dev26): no device and no home named
+         (re.compile(r"(?i)^\W*(?:(?:hey|hi|ok|okay|yo)\s+(?:house|home|computer|assistant|jarvis|alexa|siri|google|speaker)"
+                     r"|(?:computer|assistant|jarvis|alexa|siri))\b\W*"), ""),
+         (re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
          (re.compile(r"\bwhether\s+(forecast|report|like|today|tomorrow|in|for)\b"), r"weather \1"),
          # "whats the thyme" (dev16): the herb is never asked after with "what's the"
          (re.compile(r"\b(what's|whats|what\s+is)\s+the\s+thyme\b"), r"\1 the time"),

@@ -457,7 +457,11 @@ def list_tool(registry: Any, verbs: str) -> tuple[Any, str] | None:
 #: the verbs of a part of a request that put a thing on a list, and that take one off
 #: ("Get the Vegemite off the list, we've got heaps.", dev21, had added it: "get" then takes off)
 _PUTS_ON = re.compile(r"\b(?:add|put|buy|stick|pop|need)\b|\bget\b(?!.*\b(?:off|rid)\b)")
-_TAKES_OFF = re.compile(r"\b(?:remove|delete|scratch|cross|strike)\b|\bget\s+rid\b|\b(?:take|knock|rub|get)\b.*\b(?:off|out)\b")
+_TAKES_OFF = re.compile(r"\b(?:remove|delete|scratch|cross|strike)\b|\bget\s+rid\b|\b(?:take|knock|rub|get)\b.*\b(?:off|out)\b"
+                        r"|\bno_need\b|\balready\s+(?:bought|got)\b")
+#: a need said not to be ("they don't need to be on the shopping list anymore", dev26: "need"
+#: read as adding), read as one word before the verbs are looked for
+_NO_NEED = re.compile(r"\b(?:don't|dont|do\s+not|doesn't|does\s+not|no\s+longer|won't|will\s+not)\s+need\b(?:\s+to\s+(?:buy|get)\b)?")
 
 
 def list_way_said(request: str, item: str) -> str | None:
@@ -467,7 +471,8 @@ def list_way_said(request: str, item: str) -> str | None:
     parts = [p for p in JOIN.split(request.lower()) if words and words <= set(WORD.findall(p))]
     if len(parts) != 1:
         return None
-    puts, takes = bool(_PUTS_ON.search(parts[0])), bool(_TAKES_OFF.search(parts[0]))
+    part = _NO_NEED.sub(" no_need ", parts[0])
+    puts, takes = bool(_PUTS_ON.search(part)), bool(_TAKES_OFF.search(part))
     return "add" if puts and not takes else "remove" if takes and not puts else None
 
 
