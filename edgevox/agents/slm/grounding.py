@@ -222,7 +222,7 @@ _ELSEWHERE = (
                r"(sing|hum|whistle|rap|dance)\b"),
     # an alarm said by what it does ("wake me up at six tomorrow", dev26: a timer, then the weather);
     # not a length ("wake me up in 20 minutes" is a timer)
-    re.compile(r"\b(wake)\s+(?:me|us|him|her|them|the\s+kids)(?:\s+up)?\b(?!\s+in\b)"),
+    re.compile(r"\b(wake)\s+(?:me|us|him|her|them|the\s+kids)\b(?!(?:\s+up)?\s+in\b)"),
 )
 
 
