@@ -350,6 +350,12 @@ _BARE_LENGTH = frozenset("a an and half quarter quarters of".split())
 _ANOTHER_ONE = re.compile(rf"\b(?:another|timers?)\b|\bone\b(?!\s+(?:{TIME_UNITS}|hrs?|and|half)\b)")
 
 
+def _bare_length(piece: str) -> bool:
+    """Does ``piece`` say a length and nothing else ("30 minutes", "and a half hour")?"""
+    return all(w[0].isdigit() or w in NUMBER_WORDS or w in TENS or w in _BARE_LENGTH or _LENGTH_WORDS.fullmatch(w)
+               for w in TOKEN.findall(piece.lower()))
+
+
 def _own_length(request: str, arguments: Mapping[str, Any]) -> str | None:
     """The piece of ``request`` (cut at its joins) that says the call's own length, where
     pieces say two lengths, each with words of its own ("timer 10 minutes for the tea and
@@ -358,8 +364,7 @@ def _own_length(request: str, arguments: Mapping[str, Any]) -> str | None:
     one length ("1 hour and 30 minutes": the second piece says nothing else; "two minutes and
     thirty seconds for the green tea": no second thing named)."""
     pieces = [p for p in JOIN.split(request) if p.strip() and _LENGTH_WORDS.search(p.lower())]
-    if len(pieces) < 2 or not any(_ANOTHER_ONE.search(p.lower()) for p in pieces[1:]) or any(all(w[0].isdigit() or w in NUMBER_WORDS or w in TENS or w in _BARE_LENGTH
-                                  or _LENGTH_WORDS.fullmatch(w) for w in TOKEN.findall(p.lower())) for p in pieces):
+    if len(pieces) < 2 or not any(_ANOTHER_ONE.search(p.lower()) for p in pieces[1:]) or any(map(_bare_length, pieces)):
         return request
     labels = [set(WORD.findall(v.lower())) for v in arguments.values() if isinstance(v, str) and v.strip()]
     named = [p for p in pieces if any(words and words <= set(WORD.findall(p.lower())) for words in labels)]

@@ -299,9 +299,9 @@ class FollowUp(Hook):
         thing = retarget_thing(ctx.text, tool, prev[1]) if tool is not None else None
         number = (retarget_number(ctx.text, tool, prev[1])
                   or retarget_length(ctx.text, tool, prev[1])) if tool is not None else None
+        resumed = retarget_resume(ctx.text, tool, prev[1]) if tool is not None else None
         args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
-                or thing or number or retarget_step(ctx.text, tool, prev[1])
-                or retarget_resume(ctx.text, tool, prev[1])) if tool is not None else None
+                or thing or number or retarget_step(ctx.text, tool, prev[1]) or resumed) if tool is not None else None
         if args is not None and corrects(ctx.text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
             # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
             # undone first, then made again as corrected (not a second timer beside the first)
@@ -311,7 +311,7 @@ class FollowUp(Hook):
             plan(ctx, tool.name)
         elif args is None and tool is not None and (undone := undo(ctx.text, ctx.registry, tool, prev[1])):
             tool, args = undone
-        elif args is not None and _RESUME.match(ctx.text.lower()):
+        elif args is not None and args is resumed:
             plan(ctx, tool.name)  # "Right, go on." names nothing of the player: grounded by the pause before
         if args is None:
             return None

@@ -102,7 +102,9 @@ class Remainder(Hook):
         only) a part that asks for another call of a tool a call of ``done`` used, with
         values of its own (``_another``)."""
         tools, joined = list(ctx.registry), set(parts_of(ctx.text))
+        seen: dict[str, Any] = {}  # each part's relevance, for ``_another`` (embedded once)
         for part, rel in self._parts_by_meaning(ctx, commas=not self.readers_only) or ():  # (home only: as measured)
+            seen[part] = rel
             (name, sim), (other, near) = rel.best, rel.second
             if not self.readers_only and part in joined and (beside := self._beside_a_call(ctx, part, rel, called)):
                 return (beside,), part
@@ -116,19 +118,19 @@ class Remainder(Hook):
                     is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
             return names, part
-        return None if self.readers_only else self._another(ctx, list(done))
+        return None if self.readers_only else self._another(ctx, list(done), seen)
 
-    def _another(self, ctx: TurnContext, done: list[Any]) -> tuple[tuple[str, ...], str] | None:
+    def _another(self, ctx: TurnContext, done: list[Any], seen: dict[str, Any]) -> tuple[tuple[str, ...], str] | None:
         """``((tool,), part)`` for a piece of the request (cut at joins and commas) clearly for
         a tool a call of the turn used, that says a value of that tool's enums no call held
         ("Living room off, bedroom on.", dev21: one call, the living room's), or a new number
         for "another"/"one" of the thing ("set a 25 minute timer for the lasagne and a 10
         minute one for the garlic bread", dev24: one timer), and no value a call held (the
-        piece a call served)."""
+        piece a call served). ``seen``: the relevance of the pieces ``undone`` already embedded."""
         pieces = [q for part in parts_of(ctx.text) for q in [part, *comma_pieces(part)]]
         index = self.gate.index(ctx.registry) if len(pieces) > 1 and done else None
         for piece in pieces if index is not None else ():
-            rel = index.relevance(piece)
+            rel = seen[piece] if piece in seen else index.relevance(piece)
             name = rel.best[0]
             tool = ctx.registry.get(name) if name else None
             held = [r.arguments for r in done if r.name == name and isinstance(r.arguments, dict)]
