@@ -391,3 +391,15 @@ def test_dev19_a_terse_level_beside_another_rooms_order():
     assert own_part(said, light, {"room": "hallway"}) == "hallway off."
     assert fix_said_level("Kitchen off, hallway 30.", light, {"room": "kitchen", "on": False, "brightness": None}) is None
     assert fix_level_switched_off("Kitchen light off, 60.", light, {"room": "kitchen", "on": False, "brightness": 60}) is None
+
+
+def test_a_length_written_short_is_read_in_its_units():
+    from edgevox.agents.slm.amounts import fix_duration, heard_numbers
+
+    timer = ToolRegistry(Home().tools()).get("start_timer")
+    # dev28 (session 27): "Timer 1h30." started 1 hour 30 seconds
+    assert fix_duration("Timer 1h30.", timer, {"hours": 1, "seconds": 30, "minutes": 0}) == {
+        "hours": 1, "minutes": 30, "seconds": 0}
+    assert heard_numbers("2h15m pizza timer") == "2 hours 15 minutes pizza timer"
+    assert heard_numbers("timer 90m") == "timer 90 minutes" and heard_numbers("a 2hr timer") == "a 2 hours timer"
+    assert heard_numbers("play m83") == "play m83"  # a name with a digit in it is no length

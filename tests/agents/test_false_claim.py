@@ -37,6 +37,8 @@ def start_timer(minutes: int) -> str:
 CLAIMS = [
     "I'm setting a timer for 12 minutes.",  # QWEN, no call behind it
     "Actually took that off again.",  # dev21 (session 25), no call behind it
+    "Canceling the timer.",  # dev28 (session 27), no call behind it
+    "Sure, turning off the hallway light now.",
     "Sesame oil added to the list.", "Oat milk taken off the shopping list.",
     "Hallway lights are on.",  # QWEN, after demonstrations, no call
     "The garage light is now turned off.",  # QWEN, after a call that switched it on
@@ -66,6 +68,7 @@ NOT_CLAIMS = [
     "Sure, here's a joke: why did the tomato turn red?",
     "The room is warmer than outside.",  # a comparison, no change
     "The temperature is colder in the morning.",
+    "Setting timers is something I can't do.", "Adding up 2 and 3 gives 5.",
 ]
 
 

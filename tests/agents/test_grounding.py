@@ -180,6 +180,18 @@ def test_vocabulary_comes_from_the_registry():
     assert not is_question("Could the bathroom be a bit brighter, like 80?") and not is_question("Mind turning it off?")
     assert not is_question("Bring the heat up, would you?") and is_question("Is the light on, can you check?")
     assert is_question("If you could, what is the time?") and is_question("When does the shop open?")
+    # dev28 (session 27): a reason first, then the polite request
+    assert not is_question("My hands are full with the bags, so would you mind flicking on the hallway light?")
+    assert not is_question("Ooh, it's a bit nippy in here, love. Could you bump the heating up to 23 for me?")
+    assert not is_question("I can play on the tablet for 20 minutes, so can you tell me when it's over?")
+    assert is_question("It's cold. Could you tell me the temperature outside?")
+    assert is_question("I'm sorry to bother you, but what's the heating set to at the moment?")
+    assert is_question("I'm sorry to bother you, but what's the heating set to? I just like to keep an eye on it.")
+    assert is_question("Could you tell me whether I left the light on in the garage? I can't remember.")
+    assert is_question("Excuse me, how much longer is there on my cake timer? I don't want to open the oven.")
+    assert is_question("Would you tell me what's on my shopping list so far, dear?")
+    assert not is_question("Excuse me, could you switch the hallway light on?")
+    assert why_not("Order more dog food from the pet shop.", TOOLS["add_to_shopping_list"], {"item": "dog food"}, ALL) == "unrelated"
     # a follow-up joined to the turn before asks or requests as it would alone
     assert not is_question("And could you turn on the kitchen light?") and not is_question("Then can you dim it?")
     assert is_question("And is the hall light on?") and is_question("Also, what's the time?")

@@ -18,6 +18,10 @@ def test_a_request_is_cut_at_its_joins_into_parts_of_two_words_or_more():
     assert parts_of("Pause the music and set the thermostat to 20.") == ["Pause the music", "set the thermostat to 20"]
     assert parts_of("Lights on, then play jazz.") == ["Lights on", "play jazz"]
     assert parts_of("Kitchen light off; timer 5 minutes.") == ["Kitchen light off", "timer 5 minutes"]
+    # dev28 (session 27): a half is no second part (it made a second thermostat call)
+    assert parts_of("I'd like the heating at twenty-one and a half degrees, please.") == [
+        "I'd like the heating at twenty-one and a half degrees, please"]
+    assert parts_of("an hour and a quarter timer and the lights off") == ["an hour and a quarter timer", "the lights off"]
     assert parts_of("Put salt and pepper on the list.") == ["Put salt", "pepper on the list"]  # cut, but see below
     assert parts_of("Turn on the kitchen light.") == ["Turn on the kitchen light"]
 
@@ -356,3 +360,21 @@ def test_a_piece_with_values_of_its_own_gets_another_call_of_the_same_tool(embed
     be, agent, home = _home([call("start_timer", hours=1, minutes=30)], embedder)
     agent.run("set a timer for 1 hour and 30 minutes")  # one length in two pieces: one timer
     assert len(be.requests) == 1 and len(home.timers) == 1
+
+
+def test_a_second_order_that_takes_back_goes_to_the_tool_that_undoes_the_first_call(embedder):
+    # dev26 (session 26): "add rice to the list and take off the pasta" -- the rest alone sits
+    # nearest the timers (the pasta comes off the heat); beside a list call it is the list's
+    be, agent, home = _home([call("add_to_shopping_list", item="rice"),
+                             call("remove_from_shopping_list", item="pasta")], embedder)
+    home.shopping.append("pasta")
+    r = agent.run("add rice to the list and take off the pasta")
+    grammar = be.requests[1]["grammar"]
+    assert grammar.strategy == "single" and grammar.tool_names == ("remove_from_shopping_list",)
+    assert home.shopping == ["rice"] and [c.name for c in r.calls][-1] == "remove_from_shopping_list", r.calls
+    # an order for another thing is still that thing's, however it undoes
+    be, agent, home = _home([call("add_to_shopping_list", item="milk"), call("cancel_timer")], embedder)
+    home.timers.append({"label": "timer", "hours": 0, "minutes": 5, "seconds": 300})
+    agent.run("add milk to the list and cancel the timer")
+    assert "remove_from_shopping_list" not in be.requests[1]["grammar"].tool_names
+    assert home.timers == [] and home.shopping == ["milk"]

@@ -169,6 +169,8 @@ def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query,
     ("Heard this one a million times, move on.", "next", ("media_control", {"action": "next"})),
     ("Skip the fan.", "next", None),  # a device no tool serves: no player's command
     ("Back up one track.", "next", ("media_control", {"action": "previous"})),  # dev11 (session 19)
+    ("can the music wait for now", "next", ("media_control", {"action": "pause"})),  # dev26 (session 26)
+    ("Put the music on hold, I'm on the phone.", "stop", ("media_control", {"action": "pause"})),
 ])
 def test_the_players_action_the_request_says(home, text, action, expected):
     found = transport_call(text, home, ToolCall(id="c1", name="media_control", arguments={"action": action}))

@@ -332,7 +332,10 @@ _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
                       r"|volume|brightness|it|them)\s+two\s+(?=(?:" + "|".join(TENS) + r"|[1-9]\d)\b)"), r"\1 to "),
           # "thermostat to twenty too degrees" (dev21): "two" heard after a tens word, before a unit
           (re.compile(r"\b(" + "|".join(TENS) + rf")\s+(?:too|to)\b(?=\s+(?:degrees?|percent|fahrenheit|celsius|{TIME_UNITS})\b)"), r"\1 two"),
-          (re.compile(r"\bfourty\b"), "forty"), (re.compile(r"\bninty\b"), "ninety")]  # spelt as heard (dev18)
+          (re.compile(r"\bfourty\b"), "forty"), (re.compile(r"\bninty\b"), "ninety"),  # spelt as heard (dev18)
+          # a length written short ("Timer 1h30.", "2h15m", "1hr 20", "90m", dev28): its units in words
+          (re.compile(r"\b(\d+)\s*(?:h|hrs?)\s*(\d{1,2})\s*(?:m|mins?)?\b"), r"\1 hours \2 minutes"),
+          (re.compile(r"\b(\d+)\s*(?:h|hrs?)\b"), r"\1 hours"), (re.compile(r"\b(\d+)\s*m\b"), r"\1 minutes")]
 
 
 def heard_numbers(request: str) -> str:
@@ -446,7 +449,8 @@ def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
 
 
 #: where a request joins two actions ("... and put the volume at 30")
-JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|also|plus)\b\s*|\s*;\s*", re.IGNORECASE)
+JOIN = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and(?!\s+an?\s+(?:half|quarter)\b)|then|also|plus)\b\s*|\s*;\s*",
+                  re.IGNORECASE)  # not "twenty-one and a half degrees" (dev28: two parts, two calls)
 
 
 #: a share of a level said in words ("three quarters brightness", "half volume"), not of a time

@@ -67,6 +67,9 @@ _CLAIM_RES = [
     # "Actually took that off again." (dev21: said with no call)
     re.compile(rf"^\s*(?:(?:okay|ok|sure|alright|all right|done|got it|actually|right|yes|yep|there)[,.!\s]+)*(?:{_VERBS})\b"),
     re.compile(r"^\s*(?:done|all set|consider it done)\b"),
+    # "Canceling the timer." (dev28, session 27: said with no call): an action said as under way
+    re.compile(rf"^\s*(?:(?:okay|ok|sure|alright|all right|right|yes|yep|no problem)[,.!\s]+)*(?:{_PROGRESSIVE})\s+"
+               rf"(?:(?:off|on|up|down)\s+)?(?:the|your|a|an|it|that|them|those|some)\b"),
     # "Timer set for 5 minutes.", "Lights off in the hallway.", "Hallway lights are on."
     re.compile(rf"\b(?:timers?|lights?|lamps?|thermostat|heating|temperature|volume|music|song|track)\s+"
                rf"(?:is\s+|are\s+|has\s+been\s+|have\s+been\s+)?(?:now\s+)?(?:{_VERBS}|on|off)\b"),

@@ -136,24 +136,40 @@ _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor
 #: a lead-in that only says when or whether the speaker minds ("When you get a moment, ...",
 #: "If you don't mind, ..."): what follows its comma is the request
 _LEAD_IN = re.compile(r"^\W*(?:(?:uh|um|er|oh|ok|okay|hey)\W+)*(?:when|whenever|if|once)\s+you\b[^,?]{0,40},\s*")
-#: a polite request after a statement ("The cake needs 35 minutes, can you time it?") or as a
-#: tag ("Get some light going in the dining room, will you?")
-_POLITE_CLAUSE = re.compile(r",\s*(?:please\s+)?(?:can|could|would|will|won't|wouldn't)\s+you\b"
-                            r"(?!\s+(?:please\s+)?(?:check|tell|see|find|confirm|let|say|look)\b)[^,]*$")
+#: a polite request after a statement ("The cake needs 35 minutes, can you time it?"), after
+#: a reason ("My hands are full, so would you mind ...?", "It's nippy in here, love. Could you
+#: ...?", dev28) or as a tag ("Get some light going in the dining room, will you?"); "tell me
+#: when it's over" asks for a timer's alert, not a reading
+_POLITE_CLAUSE = re.compile(r"(?:,|[.!;]\s)\s*(?:(?:so|then|and|but)\s+)?(?:please\s+)?(?:can|could|would|will|won't|wouldn't)\s+you\b"
+                            r"(?!\s+(?:please\s+)?(?:check|see|find|confirm|let|say|look)\b)"
+                            r"(?!\s+(?:please\s+)?tell\b(?!\s+me\s+when\s+(?:it|that|time)(?:'s|\s+is)?\s+(?:up|over|done|finished)\b))[^,]*$")
 
 
 #: a question said inside a line that does not open as one, as transcripts without a question
 #: mark and hurried speech put it ("timer how much time remaining", "the heating it is at what
 #: number at the moment", dev26)
 _ASKED_INSIDE = re.compile(r"\bhow\s+(?:much|long)\s+(?:time\s+)?(?:is\s+|'s\s+|has\s+)?(?:left|remaining|to\s+go)\b"
-                           r"|\bat\s+what\s+(?:number|level|temperature|setting|percent)\b")
+                           r"|\bat\s+what\s+(?:number|level|temperature|setting|percent)\b"
+                           # "how much longer is there on my cake timer?", "could you tell me whether I
+                           # left the light on", "would you tell me what's on my list" (dev28)
+                           r"|\bhow\s+much\s+longer\b|\btell\s+me\s+(?:whether|if|what|what's|which|how)\b")
+#: an apology or a call for attention before the line ("Excuse me, ...", "I'm sorry to bother
+#: you, but ...", dev28): it says nothing about whether the line asks
+_EXCUSE = re.compile(r"^\W*(?:excuse\s+me|pardon\s+me|(?:i'm\s+|i\s+am\s+)?sorry\s+to\s+(?:bother|trouble)\s+you)"
+                     r"(?:\s*,?\s*but)?[,.!\s]+")
+#: a sentence after a question that only tells about the speaker ("... at the moment? I just like
+#: to keep an eye on it.", dev28): the line still asks
+_ABOUT_ME = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|we|we're|my|just|it's|that's)\b")
 
 
 def is_question(text: str) -> bool:
     """A question about something, not a polite request ("Can you dim the lights?", "Bring
     the heat up, would you?", "When you get a moment, could you ...?") nor an order that
     starts with "do" ("Do the bedroom as well.")."""
-    text = _LEAD_IN.sub("", text.lower())
+    text = _EXCUSE.sub("", _LEAD_IN.sub("", text.lower()))
+    asked_first = re.match(r"([^.!?]*\?)\s+(\S.*)$", text)
+    if asked_first and _ABOUT_ME.match(asked_first.group(2)) and "?" not in asked_first.group(2):
+        text = asked_first.group(1)  # the question, then a word about the speaker
     words = re.findall(r"[a-z']+", text)
     while len(words) > 1 and (words[0] in FILLERS or words[0] in _JOINS):
         words = words[1:]

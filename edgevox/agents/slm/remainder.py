@@ -58,7 +58,7 @@ NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
 NOTE_HEADS = ("Call ",)
 #: a second one of a thing ("and a 10 minute one for the garlic bread")
-_ANOTHER = re.compile(r" (?:one|another) ")
+_ANOTHER = re.compile(r" (?:(?<!ty )one|another) ")  # not "twenty one" (dev28)
 #: a part that asks to be told when a thing of the turn is over ("..., tell me when it's up",
 #: dev24: the timer's own signal, not the time now)
 _TOLD_WHEN = re.compile(r"\b(?:tell|let|give|ping|buzz|alert|warn|shout|call)\b[\w\s']*?\bwhen\s+(?:it|that|they|time|the\s+\w+)"
@@ -163,7 +163,24 @@ class Remainder(Hook):
         tool = ctx.registry.get(name) if name else None
         if tool is None or name in called or rel.margin < SIBLING_ABOVE or self._undoes(ctx, name, called, part):
             return None
-        return name if any((done := ctx.registry.get(n)) is not None and same_device(tool, done) for n in called) else None
+        if any((done := ctx.registry.get(n)) is not None and same_device(tool, done) for n in called):
+            return name
+        return self._takes_back_beside(ctx, part, rel, called)
+
+    @staticmethod
+    def _takes_back_beside(ctx: TurnContext, part: str, rel: Any, called: set[str]) -> str | None:
+        """The unused tool that undoes a call of the turn, when the part says undoing and is
+        at least ``SIBLING_ABOVE`` near that tool, though nearer another: "add rice to the list
+        and take off the pasta" (dev26: the part alone sat nearest the timers, 0.40, the
+        remover 0.16): the second order is on the list the first one named."""
+        if not set(WORD.findall(part.lower())) & UNDO_WORDS:
+            return None
+        for name, sim in rel.tools.items():
+            tool = ctx.registry.get(name)
+            if (tool is not None and name not in called and sim - rel.none >= SIBLING_ABOVE
+                    and any((done := ctx.registry.get(n)) is not None and undoes(tool, done) for n in called)):
+                return name
+        return None
 
     @staticmethod
     def _undoes(ctx: TurnContext, name: str, called: set[str], part: str) -> bool:

@@ -378,7 +378,9 @@ TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "re
              "paws the": "pause", "paws it": "pause",  # a transcript's "paws the music" (dev15) played "paws"
              # dev12 (session 20): "Play the song before this one again." -> play_music("song before
              # this one again"); "Get the tunes going again where they left off." -> play_music("tunes")
-             "before this one": "previous", "the one before": "previous", "going again": "play"}
+             "before this one": "previous", "the one before": "previous", "going again": "play",
+             # dev26 (session 26): "can the music wait for now" skipped the track
+             "music wait": "pause", "song wait": "pause", "on hold": "pause", "hold the music": "pause"}
 
 
 #: what any player plays, whatever the tool calls it ("the tunes": dev12)
