@@ -259,3 +259,16 @@ def test_a_new_length_alone_changes_a_timer_and_going_on_resumes_a_pause():
     assert retarget_resume("right, go on", media, {"action": "pause"}) == {"action": "play"}  # dev24
     assert retarget_resume("right, go on", media, {"action": "next"}) is None  # nothing paused
     assert retarget_resume("go on then, tell me a joke", media, {"action": "pause"}) is None
+
+
+def test_a_follow_up_inside_what_wraps_it_is_still_the_follow_up():
+    from edgevox.agents.slm.follow_up import core_of
+
+    # dev28 (session 27): polite wrapping and a story after the follow-up hid it
+    assert core_of("Oh, would you take the bananas back off, dear? My grandson has just brought round a whole bunch.",
+                   {"item": "bananas"}) == "take it back off"
+    assert core_of("Oh, I'm so sorry, I meant Dubai, not Dublin. My son's flying there.",
+                   {"location": "Dublin"}) == "sorry, I meant Dubai"
+    assert core_of("Add bread too. My kids love it.", {"item": "milk"}) == "Add bread too"
+    # a second request after it is no aside: the line is left whole
+    assert core_of("And Paris? Turn the lights off.", {"location": "Rome"}) == "And Paris? Turn the lights off"

@@ -191,6 +191,10 @@ def test_vocabulary_comes_from_the_registry():
     assert is_question("Excuse me, how much longer is there on my cake timer? I don't want to open the oven.")
     assert is_question("Would you tell me what's on my shopping list so far, dear?")
     assert not is_question("Excuse me, could you switch the hallway light on?")
+    assert not is_question("pause the music and tell me what's the time")  # dev26: an order, then a question
+    assert not is_question("Sweetheart, would you turn the music down a touch and pop the bathroom light on?")
+    assert is_question("Love, is the oven on?")
+    assert not is_question("Be a dear and get the living room nice and dim, say 20 percent? We're about to start a film.")
     assert why_not("Order more dog food from the pet shop.", TOOLS["add_to_shopping_list"], {"item": "dog food"}, ALL) == "unrelated"
     # a follow-up joined to the turn before asks or requests as it would alone
     assert not is_question("And could you turn on the kitchen light?") and not is_question("Then can you dim it?")

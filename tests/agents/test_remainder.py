@@ -378,3 +378,38 @@ def test_a_second_order_that_takes_back_goes_to_the_tool_that_undoes_the_first_c
     agent.run("add milk to the list and cancel the timer")
     assert "remove_from_shopping_list" not in be.requests[1]["grammar"].tool_names
     assert home.timers == [] and home.shopping == ["milk"]
+
+
+def test_a_sentence_that_tells_of_someone_asks_for_nothing(embedder):
+    from edgevox.agents.slm.remainder import tells_of_someone
+
+    # dev28 (session 27): the story after the request skipped the track
+    be, agent, home = _home([call("play_music", query="Ella Fitzgerald"), call("media_control", action="next")], embedder)
+    r = agent.run("Could you please put on some Ella Fitzgerald? My late husband used to love her records.")
+    assert [c.name for c in r.calls] == ["play_music"] and len(be.requests) == 1, r.calls
+    assert not tells_of_someone("my bedroom light off too", agent.registry)  # names a light
+    assert tells_of_someone("My son's flying there", agent.registry)
+
+
+def test_a_piece_that_says_its_tools_verb_is_done_beside_a_call_of_the_runner_up(embedder):
+    # dev28 (session 27): "Correction: remove apples, add pears." removed the apples only
+    be, agent, home = _home([call("remove_from_shopping_list", item="apples"),
+                             call("add_to_shopping_list", item="pears")], embedder)
+    home.shopping.append("apples")
+    agent.run("Correction: remove apples, add pears.")
+    assert home.shopping == ["pears"] and be.requests[1]["grammar"].tool_names == ("add_to_shopping_list",)
+    # a piece that says no verb of the adder is no second order ("the eggs too")
+    be, agent, home = _home([call("remove_from_shopping_list", item="milk")], embedder)
+    home.shopping += ["milk", "eggs"]
+    agent.run("Take the milk off the list, the eggs too.")
+    assert len(be.requests) == 1 and "eggs" in home.shopping
+
+
+def test_a_part_asks_only_when_its_sentence_does():
+    from edgevox.agents.slm.remainder import asks
+
+    # dev28 (session 27): the bathroom light was left undone, its part read as a question
+    text = "Sweetheart, would you turn the music down a touch and pop the bathroom light on? I'm running a bath."
+    assert not asks(text, "pop the bathroom light on?")
+    assert asks("Turn the music down and is the bathroom light on?", "is the bathroom light on?")
+    assert asks("Is the hall light on?", "Is the hall light on?")

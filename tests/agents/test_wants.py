@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from agent_fakes import ScriptedBackend, call
 
-from edgevox.agents.slm.wants import listed_items, plan, transport_call, wanted
+from edgevox.agents.slm.wants import listed_items, plan, sound_way_call, transport_call, wanted
 from edgevox.examples.home import Home, home_agent
 from edgevox.parsing.types import ToolCall
 from edgevox.tools import ToolRegistry, tool
@@ -382,3 +382,16 @@ def test_dev19_none_left_wants_it_on_the_list():
     found = list_call("Rob's bringing the kids round and we've no squash left.", reg)
     assert found is not None and (found[0].name, found[1]) == ("add_to_shopping_list", {"item": "squash"})
     assert list_call("We have no time left.", reg) is None and list_call("There's no light left in here.", reg) is None
+
+
+@pytest.mark.parametrize(("text", "action", "expected"), [
+    # dev28 (session 27): "turn the music down a touch" stopped the music
+    ("Sweetheart, would you turn the music down a touch and pop the bathroom light on?", "stop",
+     ("set_volume", {"change": "down"})),
+    ("Bring the sound up a bit.", "play", ("set_volume", {"change": "up"})),
+    ("Turn the music down and pause it after this song.", "pause", None),  # the player's action said too
+    ("Stop the music.", "stop", None),
+])
+def test_the_musics_way_down_is_the_volume_not_the_player(home, text, action, expected):
+    found = sound_way_call(text, home, ToolCall(id="c1", name="media_control", arguments={"action": action}))
+    assert ((found[0].name, found[1]) if found else None) == expected

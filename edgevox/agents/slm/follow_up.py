@@ -36,6 +36,7 @@ from edgevox.agents.slm.amounts import (
     spoken_numbers,
     value_range,
 )
+from edgevox.agents.slm.parts import sentences_of
 from edgevox.agents.slm.planned import plan
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
@@ -279,6 +280,31 @@ def corrects(text: str, args: Mapping[str, Any] | None, thing: Mapping[str, Any]
     return thing is not None or (args is not None and bool(_CORRECTS.search(text.lower())))
 
 
+#: a sentence after the follow-up that tells of someone or of the speaker ("My son's flying there.")
+_ASIDE = re.compile(r"^\W*(?:my|our|his|her|their|he|she|they|i|i'm|i've|we|we're|it's|that's)\b", re.I)
+#: what wraps a follow-up without changing it: a sound, an apology, "would you", a word for the listener
+_OPENING = re.compile(r"^\W*(?:(?:oh|ah|um|uh|well)\W+)*(?:(?:i'm|i\s+am)\s+(?:so\s+|very\s+|terribly\s+)?(?=sorry\b))?", re.I)
+_ASKING = re.compile(r"^(?:(?:would|could|can|will)\s+you\s+(?:please\s+)?)", re.I)
+_CLOSING = re.compile(r"\s*,\s*(?:dear|love|please|thanks|mate|sweetheart|darling|pet)\W*$", re.I)
+
+
+def core_of(text: str, arguments: Mapping[str, Any]) -> str:
+    """The follow-up ``text`` without what wraps it: the sentences after it that tell of
+    someone, a sound or an apology before it, "would you", a word for the listener after it,
+    ", not <the value before>" after the new one, and the previous call's own value said
+    again as "it" ("Oh, would you take the bananas back off, dear? My grandson ..." -> "take
+    it back off"; "Oh, I'm so sorry, I meant Dubai, not Dublin. My son's ..." -> "sorry, I
+    meant Dubai", dev28)."""
+    sentences = sentences_of(text)
+    core = sentences[0] if len(sentences) > 1 and all(_ASIDE.match(s) for s in sentences[1:]) else text
+    core = _ASKING.sub("", _OPENING.sub("", core.strip()))
+    core = _CLOSING.sub("", core.rstrip(" ?.!"))
+    for value in (v for v in arguments.values() if isinstance(v, str) and v.strip()):
+        core = re.sub(rf",?\s+not\s+(?:the\s+)?{re.escape(value)}\W*$", "", core, flags=re.I)
+        core = re.sub(rf"\b(?:the\s+|those\s+|my\s+)?{re.escape(value)}\b", "it", core, flags=re.I)
+    return core.strip()
+
+
 class FollowUp(Hook):
     """Re-targets the previous turn's call when the request names only a new value for it
     (see the module docstring)."""
@@ -296,20 +322,21 @@ class FollowUp(Hook):
             return None
         prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
         tool = ctx.registry.get(prev[0]) if prev else None
-        thing = retarget_thing(ctx.text, tool, prev[1]) if tool is not None else None
-        number = (retarget_number(ctx.text, tool, prev[1])
-                  or retarget_length(ctx.text, tool, prev[1])) if tool is not None else None
-        resumed = retarget_resume(ctx.text, tool, prev[1]) if tool is not None else None
-        args = (retarget(ctx.text, tool, prev[1]) or retarget_name(ctx.text, tool, prev[1])
-                or thing or number or retarget_step(ctx.text, tool, prev[1]) or resumed) if tool is not None else None
-        if args is not None and corrects(ctx.text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
+        if tool is None:
+            return None
+        text = ctx.text
+        thing, number, resumed, args = self._retargets(text, tool, prev[1])
+        if args is None and not undo(text, ctx.registry, tool, prev[1]) and (core := core_of(text, prev[1])) != text:
+            text = core  # the follow-up inside what wraps it
+            thing, number, resumed, args = self._retargets(text, tool, prev[1])
+        if args is not None and corrects(text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
             # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
             # undone first, then made again as corrected (not a second timer beside the first)
             st["then"] = (tool.name, args)
             plan(ctx, tool.name)
             tool, args = undoer
             plan(ctx, tool.name)
-        elif args is None and tool is not None and (undone := undo(ctx.text, ctx.registry, tool, prev[1])):
+        elif args is None and (undone := undo(text, ctx.registry, tool, prev[1])):
             tool, args = undone
         elif args is not None and args is resumed:
             plan(ctx, tool.name)  # "Right, go on." names nothing of the player: grounded by the pause before
@@ -318,6 +345,16 @@ class FollowUp(Hook):
         st["call"] = (tool.name, args)
         return HookResult.replace(dataclasses.replace(request, strategy=("single", tool.name)),
                                   reason=f"{tool.name} again with {args}")
+
+    @staticmethod
+    def _retargets(text: str, tool: Any, arguments: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
+        """``(thing, number, resumed, args)``: what ``text`` swaps in the call before, each way."""
+        thing = retarget_thing(text, tool, arguments)
+        number = retarget_number(text, tool, arguments) or retarget_length(text, tool, arguments)
+        resumed = retarget_resume(text, tool, arguments)
+        args = (retarget(text, tool, arguments) or retarget_name(text, tool, arguments)
+                or thing or number or retarget_step(text, tool, arguments) or resumed)
+        return thing, number, resumed, args
 
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
         st = ctx.state(self)

@@ -152,24 +152,20 @@ _ASKED_INSIDE = re.compile(r"\bhow\s+(?:much|long)\s+(?:time\s+)?(?:is\s+|'s\s+|
                            r"|\bat\s+what\s+(?:number|level|temperature|setting|percent)\b"
                            # "how much longer is there on my cake timer?", "could you tell me whether I
                            # left the light on", "would you tell me what's on my list" (dev28)
-                           r"|\bhow\s+much\s+longer\b|\btell\s+me\s+(?:whether|if|what|what's|which|how)\b")
+                           r"|\bhow\s+much\s+longer\b"
+                           r"|^\W*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?tell\s+me\s+(?:whether|if|what|what's|which|how)\b")
+#: one word the speaker calls someone by, then a polite request ("Sweetheart, would you ...?", dev28)
+_CALLED_BY = re.compile(r"^\W*[a-z]+\s*,\s*(?=(?:please\s+)?(?:can|could|would|will|mind)\b)")
 #: an apology or a call for attention before the line ("Excuse me, ...", "I'm sorry to bother
 #: you, but ...", dev28): it says nothing about whether the line asks
 _EXCUSE = re.compile(r"^\W*(?:excuse\s+me|pardon\s+me|(?:i'm\s+|i\s+am\s+)?sorry\s+to\s+(?:bother|trouble)\s+you)"
                      r"(?:\s*,?\s*but)?[,.!\s]+")
-#: a sentence after a question that only tells about the speaker ("... at the moment? I just like
-#: to keep an eye on it.", dev28): the line still asks
-_ABOUT_ME = re.compile(r"^\W*(?:i|i'm|i've|i'd|i'll|we|we're|my|just|it's|that's)\b")
-
 
 def is_question(text: str) -> bool:
     """A question about something, not a polite request ("Can you dim the lights?", "Bring
     the heat up, would you?", "When you get a moment, could you ...?") nor an order that
     starts with "do" ("Do the bedroom as well.")."""
-    text = _EXCUSE.sub("", _LEAD_IN.sub("", text.lower()))
-    asked_first = re.match(r"([^.!?]*\?)\s+(\S.*)$", text)
-    if asked_first and _ABOUT_ME.match(asked_first.group(2)) and "?" not in asked_first.group(2):
-        text = asked_first.group(1)  # the question, then a word about the speaker
+    text = _CALLED_BY.sub("", _EXCUSE.sub("", _LEAD_IN.sub("", text.lower())))
     words = re.findall(r"[a-z']+", text)
     while len(words) > 1 and (words[0] in FILLERS or words[0] in _JOINS):
         words = words[1:]

@@ -47,6 +47,8 @@ from edgevox.agents.slm.vocabulary import (
     is_remark,
     may_act,
     properties,
+    stem,
+    target_words,
     undoes,
 )
 
@@ -63,6 +65,33 @@ _ANOTHER = re.compile(r" (?:(?<!ty )one|another) ")  # not "twenty one" (dev28)
 #: dev24: the timer's own signal, not the time now)
 _TOLD_WHEN = re.compile(r"\b(?:tell|let|give|ping|buzz|alert|warn|shout|call)\b[\w\s']*?\bwhen\s+(?:it|that|they|time|the\s+\w+)"
                         r"(?:'s|'re|\s+is|\s+are|\s+has|\s+have)?\s+(?:up|done|over|finished|ready|gone\s+off|through)\b")
+#: a part that tells of someone ("My late husband used to love her records.", dev28: said after
+#: "put on some Ella Fitzgerald?", it skipped the track)
+_OF_SOMEONE = re.compile(r"^\W*(?:my|our|his|her|their|he|she|they)\b")
+
+
+def tells_of_someone(part: str, registry: Any) -> bool:
+    """Does ``part`` open on someone ("my", "he", "they") and name nothing a tool works on?"""
+    if not _OF_SOMEONE.match(part.lower()):
+        return False
+    named = set().union(*(target_words(t) for t in registry))
+    return not {stem(w) for w in WORD.findall(part.lower())} & named
+
+
+def asks(text: str, part: str) -> bool:
+    """Is ``part`` of the request ``text`` a question? A part that goes on a sentence it does not
+    open asks only when that sentence does: the "?" of "would you turn the music down a touch
+    and pop the bathroom light on?" (dev28) belongs to the polite request."""
+    if not is_question(part):
+        return False
+    head = part.strip().lower()
+    for sentence in sentences_of(text):
+        low = sentence.lower()
+        if head.rstrip("?").strip() in low and not low.lstrip(" \"'").startswith(head[:12]):
+            return is_question(sentence)
+    return True
+
+
 def comma_pieces(part: str) -> list[str]:
     """The pieces of ``part`` between its commas, of two words or more (none without a comma)."""
     pieces = [p.strip() for p in part.split(",")]
@@ -108,17 +137,36 @@ class Remainder(Hook):
             (name, sim), (other, near) = rel.best, rel.second
             if not self.readers_only and part in joined and (beside := self._beside_a_call(ctx, part, rel, called)):
                 return (beside,), part
-            if name is None or name in called or rel.margin < self.call_above or is_remark(part) or _TOLD_WHEN.search(part.lower()):
+            if name is None or name in called or rel.margin < self.call_above or is_remark(part) or _TOLD_WHEN.search(part.lower()) \
+                    or tells_of_someone(part, ctx.registry):
                 continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
-            names = (name,) if sim - near >= self.lead else (name, other) if other and other not in called else ()
+            names = ((name,) if sim - near >= self.lead or (other in called and self._says_verb(part, name))
+                     else (name, other) if other and other not in called else ())
             if self.readers_only:
                 names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
             names = tuple(n for n in names if not self._undoes(ctx, n, called, part))
             if not names or len(part.split()) > MAX_PART_WORDS or unserved_devices(part, tools) or (
-                    is_question(part) and any(changes_things(ctx.registry.get(n)) for n in names)):
+                    asks(ctx.text, part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
             return names, part
-        return None if self.readers_only else self._another(ctx, list(done), seen)
+        return None if self.readers_only else self._verb_piece(ctx, called) or self._another(ctx, list(done), seen)
+
+    def _verb_piece(self, ctx: TurnContext, called: set[str]) -> tuple[tuple[str, ...], str] | None:
+        """``((tool,), piece)`` for a piece between the commas of a one-part request that says
+        the verb its nearest tool's name opens on, a tool no call used ("Correction: remove
+        apples, add pears.", dev28: one part, so no part was read alone); home only."""
+        parts = parts_of(ctx.text)
+        pieces = comma_pieces(parts[0]) if len(parts) == 1 else []
+        index = self.gate.index(ctx.registry) if len(pieces) > 1 else None
+        for piece in pieces if index is not None else ():
+            rel = index.relevance(piece)
+            name = rel.best[0]
+            if (name is None or name in called or rel.margin < self.call_above or not self._says_verb(piece, name)
+                    or is_remark(piece) or asks(ctx.text, piece) or unserved_devices(piece, list(ctx.registry))
+                    or self._undoes(ctx, name, called, piece)):
+                continue
+            return (name,), piece
+        return None
 
     def _another(self, ctx: TurnContext, done: list[Any], seen: dict[str, Any]) -> tuple[tuple[str, ...], str] | None:
         """``((tool,), part)`` for a piece of the request (cut at joins and commas) clearly for
@@ -134,7 +182,7 @@ class Remainder(Hook):
             name = rel.best[0]
             tool = ctx.registry.get(name) if name else None
             held = [r.arguments for r in done if r.name == name and isinstance(r.arguments, dict)]
-            if tool is None or not held or rel.margin < self.call_above or is_remark(piece) or is_question(piece) \
+            if tool is None or not held or rel.margin < self.call_above or is_remark(piece) or asks(ctx.text, piece) \
                     or len(piece.split()) > MAX_PART_WORDS or unserved_devices(piece, list(ctx.registry)):
                 continue
             said = f" {' '.join(WORD.findall(piece.lower()))} "
@@ -156,8 +204,8 @@ class Remainder(Hook):
         the cucumbers off the list." (dev21: the remover 0.21 ahead, the adder 0.04 behind it),
         "Play some bossa nova and bring it down to 25." (the volume 0.19 ahead, the thermostat
         0.02 behind: "it" is the music)."""
-        if is_remark(part) or len(part.split()) > MAX_PART_WORDS or is_question(part) \
-                or unserved_devices(part, list(ctx.registry)):
+        if is_remark(part) or len(part.split()) > MAX_PART_WORDS or asks(ctx.text, part) \
+                or unserved_devices(part, list(ctx.registry)) or tells_of_someone(part, ctx.registry):
             return None
         name = rel.best[0]
         tool = ctx.registry.get(name) if name else None
@@ -183,13 +231,24 @@ class Remainder(Hook):
         return None
 
     @staticmethod
+    def _says_verb(part: str, name: str) -> bool:
+        """Does the part say the verb the tool's name opens on ("add pears" of
+        ``add_to_shopping_list``)? Then a runner-up the turn called already ("Correction:
+        remove apples, add pears.", dev28: the remover 0.12 behind) did another part."""
+        return name.split("_")[0].lower() in WORD.findall(part.lower())
+
+    @staticmethod
     def _undoes(ctx: TurnContext, name: str, called: set[str], part: str) -> bool:
         """Would ``name`` undo a call of the turn (remove from the list just added to) when
-        the part says no undoing? The rest of "Stick oat milk and a bag of basmati rice on the
-        shopping list." sat nearest the remover (dev15: 2 of 2 such parts)."""
+        the part says no undoing, or make again what a call of the turn undid when it does?
+        The rest of "Stick oat milk and a bag of basmati rice on the shopping list." sat
+        nearest the remover (dev15: 2 of 2 such parts)."""
         tool = ctx.registry.get(name)
-        if tool is None or set(WORD.findall(part.lower())) & UNDO_WORDS:
+        if tool is None:
             return False
+        if set(WORD.findall(part.lower())) & UNDO_WORDS:  # the part a call that undoes served: not
+            # the tool it undoes ("take the bananas back off" sat nearest the adder, dev28)
+            return any((other := ctx.registry.get(n)) is not None and undoes(other, tool) for n in called)
         return any((other := ctx.registry.get(n)) is not None and undoes(tool, other) for n in called)
 
     def asked_tools(self, ctx: TurnContext) -> set[str] | None:

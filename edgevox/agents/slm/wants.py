@@ -441,6 +441,29 @@ def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[st
     return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 else None
 
 
+#: "turn the music down a touch", "bring the sound up": the sound's way, not the player's
+_SOUND_WAY = re.compile(r"\b(?:turn|bring|knock|put|take|crank|nudge)\s+(?:the\s+|that\s+|this\s+)?"
+                        r"(?:music|sound|tunes|song|speakers?)\s+(?:back\s+)?(down|up)\b")
+
+
+def sound_way_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[str, Any]] | None:
+    """"would you turn the music down a touch and pop the bathroom light on?" (dev28) ->
+    ``media_control("stop")``: a call of the player (a tool with a "stop" or "pause" enum
+    value) when the request says the music's way down or up and no action of the player ->
+    the sound's tool, that way."""
+    tool = registry.get(call.name)
+    m = _SOUND_WAY.search(request.lower())
+    if tool is None or m is None or not isinstance(call.arguments, dict):
+        return None
+    players = [v for sch in properties(tool).values() for v in enum_of(sch) if v in ("stop", "pause")]
+    low = f" {' '.join(WORD.findall(request.lower()))} "
+    if not players or any(f" {phrase} " in low for phrase in (*TRANSPORT, "stop", "pause", "play")):
+        return None
+    sound = _tool_for("sound", registry)
+    args = arguments_for(sound, 1 if m.group(1) == "up" else -1, request, None) if sound is not None else None
+    return (sound, args) if args else None
+
+
 #: things bought by a name with "and" in it: one item, not two
 COMPOUNDS = frozenset({"salt and pepper", "mac and cheese", "fish and chips", "salt and vinegar crisps", "peanut butter and jelly",
                        "sweet and sour sauce", "half and half", "bread and butter pickles"})
@@ -603,7 +626,7 @@ class Wants(Hook):
             planned_calls.plan(ctx, tool.name)
             return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
                                       reason=f"the list's other way said: {tool.name} with {args}")
-        if (instead := transport_call(ctx.text, ctx.registry, call)) is not None:
+        if (instead := transport_call(ctx.text, ctx.registry, call) or sound_way_call(ctx.text, ctx.registry, call)) is not None:
             tool, args = instead
             planned_calls.plan(ctx, tool.name)
             return HookResult.replace(dataclasses.replace(call, name=tool.name, arguments=args),
