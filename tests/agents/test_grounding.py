@@ -194,6 +194,9 @@ def test_vocabulary_comes_from_the_registry():
     assert not is_question("pause the music and tell me what's the time")  # dev26: an order, then a question
     assert not is_question("Sweetheart, would you turn the music down a touch and pop the bathroom light on?")
     assert is_question("Love, is the oven on?")
+    # dev28: "room" alone is no room of the light's ("living room"), and no light
+    assert why_not("Room temperature too high.", TOOLS["set_light"], {"room": "living room", "on": True}, ALL) == "unrelated"
+    assert why_not("Living room, fifty.", TOOLS["set_light"], {"room": "living room", "on": True, "brightness": 50}, ALL) is None
     assert not is_question("Be a dear and get the living room nice and dim, say 20 percent? We're about to start a film.")
     assert why_not("Order more dog food from the pet shop.", TOOLS["add_to_shopping_list"], {"item": "dog food"}, ALL) == "unrelated"
     # a follow-up joined to the turn before asks or requests as it would alone

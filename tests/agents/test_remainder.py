@@ -413,3 +413,13 @@ def test_a_part_asks_only_when_its_sentence_does():
     assert not asks(text, "pop the bathroom light on?")
     assert asks("Turn the music down and is the bathroom light on?", "is the bathroom light on?")
     assert asks("Is the hall light on?", "Is the hall light on?")
+
+
+def test_a_one_word_part_does_not_hide_the_other_part(embedder):
+    # dev26 (session 26): "next song and louder" turned the volume up only ("louder" is one word,
+    # so the request had one part of two words or more)
+    be, agent, home = _home([call("set_volume", change="up"), call("media_control", action="next")], embedder)
+    home.media.update(state="playing", playing="jazz")
+    r = agent.run("next song and louder")
+    assert [c.name for c in r.calls] == ["set_volume", "media_control"], r.calls
+    assert be.requests[1]["grammar"].tool_names == ("media_control",)

@@ -420,14 +420,15 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "bathroom off" -> the list's item "bathroom" (dev23)
     if changes_things(tool) and _what_someone_does(request, arguments, ready=not any(undoes(tool, t) for t in tools)):
         return "unrelated"  # "..., we're playing cards." (dev19) -> play_music("cards")
-    if said & tool_words(tool):
+    parts_of_values = _parts_of_values(tool, request)
+    if said & tool_words(tool) - parts_of_values:
         return None
     # Not optional arguments: the model copies the request's words into a free-text ``label``
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
     required = set((tool.parameters or {}).get("required") or ())
     strings = [v.strip().lower() for v in leaves({k: v for k, v in arguments.items() if k in required})
                if isinstance(v, str)]
-    if said & content_words(" ".join(strings)) or any(_wordy(v) and v in request.lower() for v in strings):
+    if said & content_words(" ".join(strings)) - parts_of_values or any(_wordy(v) and v in request.lower() for v in strings):
         return None  # "Jazz please." -> query "jazz"; "maybe lo-fi" -> query "lo-fi"
     words = set(WORD.findall(request.lower()))
     enums = {str(arguments[k]).lower() for k, sch in properties(tool).items()
@@ -437,6 +438,16 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # plays on the speakers the volume is of) names no other thing.
     others = any(said & target_words(t) for t in tools if t.name != tool.name and not same_device(t, tool))
     return None if enums & words and not others else "unrelated"
+
+
+def _parts_of_values(tool: Any, request: str) -> set[str]:
+    """The stems of words that the tool knows only inside an enum value of several words
+    that ``request`` does not say whole: "room" of "living room" in "Room temperature too
+    high." (dev28: a light switched on)."""
+    low = f" {' '.join(WORD.findall(request.lower()))} "
+    values = [str(v).lower() for sch in properties(tool).values() for v in enum_of(sch) if isinstance(v, str)]
+    whole = {stem(v) for v in values if " " not in v} | target_words(tool)
+    return {stem(w) for v in values if " " in v and f" {v} " not in low for w in v.split()} - whole
 
 
 #: what someone is doing, said of them ("we're playing cards", "the kids are watching a film")

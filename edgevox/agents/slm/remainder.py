@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.amounts import spoken_numbers
+from edgevox.agents.slm.amounts import JOIN, spoken_numbers
 from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
@@ -76,6 +76,11 @@ def tells_of_someone(part: str, registry: Any) -> bool:
         return False
     named = set().union(*(target_words(t) for t in registry))
     return not {stem(w) for w in WORD.findall(part.lower())} & named
+
+
+def _one_word_join(text: str) -> bool:
+    """Is a word said alone after a join ("next song and louder")?"""
+    return any(len(p.strip(' ,.!?"').split()) == 1 for s in sentences_of(text) for p in JOIN.split(s)[1:])
 
 
 def asks(text: str, part: str) -> bool:
@@ -279,8 +284,8 @@ class Remainder(Hook):
         said after a comma pulls the part away from its tool ("tell us the time, I'm gonna
         miss the bus", dev19: 0.21 from get_time, under ``call_above``)."""
         parts = parts_of(ctx.text)
-        if len(parts) < 2 or not len(ctx.registry):
-            return None
+        if (len(parts) < 2 and not (commas and parts and _one_word_join(ctx.text))) or not len(ctx.registry):
+            return None  # (home: "next song and louder", dev26 -- "louder" is a part of one word)
         index = self.gate.index(ctx.registry)
         if index is None:
             return None
