@@ -403,3 +403,26 @@ def test_a_length_written_short_is_read_in_its_units():
     assert heard_numbers("2h15m pizza timer") == "2 hours 15 minutes pizza timer"
     assert heard_numbers("timer 90m") == "timer 90 minutes" and heard_numbers("a 2hr timer") == "a 2 hours timer"
     assert heard_numbers("play m83") == "play m83"  # a name with a digit in it is no length
+
+
+def test_a_way_said_without_a_level_is_the_way_not_the_top():
+    from edgevox.agents.slm.amounts import fix_unsaid_way
+
+    volume = ToolRegistry(Home().tools()).get("set_volume")
+    # dev30 (session 27): "turn it up" -> level 100, beside the music's call
+    assert fix_unsaid_way("Put on some Taylor Swift and turn it up, the kids are dancing.", volume, {"level": 100}) == {
+        "change": "up"}
+    assert fix_unsaid_way("Volume up to 70.", volume, {"level": 70}) is None  # a level said
+    assert fix_unsaid_way("Turn it all the way up.", volume, {"level": 100}) is None  # the top said
+    assert fix_unsaid_way("Turn it down a bit.", volume, {"change": "down"}) is None
+
+
+def test_full_is_a_level_only_when_said_of_one():
+    from edgevox.agents.slm.amounts import fix_extreme
+
+    light = ToolRegistry(Home().tools()).get("set_light")
+    # dev30 (session 27): "hands full of laundry" set the hall light to 100
+    assert fix_extreme("I need the hall light on, I've got my hands full of laundry.", light,
+                       {"room": "hallway", "on": True}) is None
+    assert fix_extreme("Kitchen lights to full.", light, {"room": "kitchen", "on": True})["brightness"] == 100
+    assert fix_extreme("Full brightness in the office.", light, {"room": "office", "on": True})["brightness"] == 100

@@ -125,6 +125,9 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
     ("The last of the daylight went.", None),
     # dev21 (session 25): "clean out of" had removed the pods
     ("We're clean out of cardamom pods.", "cardamom pods"),
+    # dev28 (session 27): the item named in so many words is the one the model writes
+    ("We've run out of loo roll again, dear. Would you mind jotting toilet paper down on the shopping list?", None),
+    ("We've run out of loo roll, put loo roll on the list.", "loo roll"),
 ])
 def test_out_of_something_puts_it_on_the_list(home, text, item):
     assert planned(text, home) == (("add_to_shopping_list", {"item": item}) if item else None)

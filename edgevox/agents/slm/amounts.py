@@ -427,6 +427,10 @@ _AS_FAR_AS = re.compile(r"\b(?:right\s+)?down\s+(low)\b|\bas\s+(low|dim|quiet|br
                         r"(?:it(?:'ll|\s+will|\s+can|\s+goes)?(?:\s+go)?|possible|you\s+can)\b")
 
 
+#: "full" said of a level ("to full", "full brightness", "full blast")
+_AT_FULL = re.compile(r"\b(?:to|at|on|up\s+to)\s+full\b|\bfull\s+(?:brightness|volume|blast|power|whack|heat)\b|^\W*full\b")
+
+
 def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the one ranged parameter at the end the call's own part of the
     request names ("max", "lowest"; "kitchen lights to full" of "... and the dining room at
@@ -435,6 +439,8 @@ def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     low = request.lower()
     words = set(re.findall(r"[a-z]+", low)) | {f"way {m}" for m in re.findall(r"\ball the way (up|down)\b", low)}
     words |= {f"way {_AS_FAR[m.group(1) or m.group(2)]}" for m in _AS_FAR_AS.finditer(low)}
+    if not _AT_FULL.search(low):
+        words.discard("full")  # "I've got my hands full of laundry" (dev30) is no level
     end = 1 if words & _TOP else 0 if words & _BOTTOM else None
     if end is None or bool(words & _TOP) == bool(words & _BOTTOM) or re.search(r"\d", request):
         return None
@@ -446,6 +452,25 @@ def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[s
     if arguments.get(key) == value:
         return None
     return {**arguments, key: value}
+
+
+def fix_unsaid_way(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with the way up or down that the call's own part of the request says, in
+    place of an optional level no part says, on a tool that takes either ("Put on some Taylor
+    Swift and turn it up" -> ``set_volume(level=100)``, dev30), or None."""
+    part = own_part(request, tool, arguments).lower()
+    words = set(WORD.findall(part))
+    ways = {1 if w in UP_WORDS else -1 for w in words if w in UP_WORDS | DOWN_WORDS}
+    if len(ways) != 1 or spoken_numbers(request) or words & (_TOP | _BOTTOM) or "all the way" in part:
+        return None
+    props = properties(tool)
+    required = set((tool.parameters or {}).get("required") or ())
+    levels = [k for k, v in arguments.items() if is_number(v) and not isinstance(v, bool) and k not in required]
+    way = "up" if ways.pop() > 0 else "down"
+    keys = [k for k, sch in props.items() if {str(v).lower() for v in enum_of(sch)} >= {"up", "down"}]
+    if len(levels) != 1 or len(keys) != 1 or arguments.get(keys[0]) == way:
+        return None
+    return {**{k: v for k, v in arguments.items() if k != levels[0]}, keys[0]: way}
 
 
 #: where a request joins two actions ("... and put the volume at 30")

@@ -74,6 +74,7 @@ from edgevox.agents.slm.vocabulary import (
     CLIMATE_DEVICES,
     DEVICES,
     ENDING_WORDS,
+    FELT,
     FILLERS,
     GENERIC,
     HOME_PLACES,
@@ -304,6 +305,8 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
               if k.lower() in _WHERE and enum_of(sch) and isinstance(arguments.get(k), str)]
     if not chosen or any(set(WORD.findall(v.lower())) <= said for v in chosen):
         return None
+    if any(len(w) >= 4 and v.lower().startswith(w) and " " not in v for v in chosen for w in said):
+        return None  # "I need the hall light on, I've got my hands full of laundry." (dev30): "hall" said
     if _EVERYWHERE.search(request.lower()) and any(v.lower() in _ALL_VALUES for v in chosen):
         return None  # "Lights off in the whole flat." (dev16) -> room "all": the home itself
     known = set().union(*(tool_words(t) for t in tools))
@@ -421,7 +424,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     if changes_things(tool) and _what_someone_does(request, arguments, ready=not any(undoes(tool, t) for t in tools)):
         return "unrelated"  # "..., we're playing cards." (dev19) -> play_music("cards")
     parts_of_values = _parts_of_values(tool, request)
-    if said & tool_words(tool) - parts_of_values:
+    felt = {FELT[w] for w in WORD.findall(request.lower()) if w in FELT} if not unserved_devices(request, tools) else set()
+    if (said | felt) & tool_words(tool) - parts_of_values:
         return None
     # Not optional arguments: the model copies the request's words into a free-text ``label``
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
@@ -807,8 +811,10 @@ class Grounding(Hook):
             ending = dataclasses.replace(call, name=ended[0].name, arguments=ended[1])
             return HookResult.replace(ending, reason=f"{call.name} with a made-up length: {ended[0].name} asked")
         approved.append((tool.name, dict(call.arguments)))
-        if ctx.successes():
-            return repaired  # after a success the turn is on track
+        if ctx.successes() or any((t := registry.get(n)) is not None and n != tool.name and same_device(t, tool)
+                                  for n, _ in approved[:-1]):
+            return repaired  # after a success the turn is on track; beside a call of the same device
+            # in the hop, "it" is that device's ("Put on some Taylor Swift and turn it up", dev30)
         reason = reason_for(ctx, tool, call.arguments)
         if reason is None and from_another_part(ctx.text, tool, call.arguments, tools):
             reason = "unrelated"

@@ -77,6 +77,11 @@ REMARK_WORDS = FILLERS | frozenset("""
 still too bit a little so very really it's its it is quite getting rather bloody way far nope no not yet
 chilly cold cool freezing nippy warm hot boiling stuffy dark dim gloomy bright glaring loud quiet noisy
 """.split())
+#: how a room feels or sounds, and the thing of the home that word is about ("I'm roasting in
+#: here, I'd rather it was about 18.", dev30: names the heating without saying it)
+FELT = {**dict.fromkeys("chilly cold freezing nippy warm hot boiling roasting stuffy baking sweltering".split(), "heat"),
+        **dict.fromkeys("dark dim gloomy glaring".split(), "light"),
+        **dict.fromkeys("loud quiet noisy deafening".split(), "volume")}
 #: verbs many devices take: they do not say which device is meant
 ACTIONS = frozenset("""
 start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease

@@ -350,6 +350,11 @@ _OFF_LIST = re.compile(r"\b(?:scratch|cross|strike|knock|rub|tick)\s+(?:the\s+|o
                        r"(?:off|of|from)\s+(?:the|my|our)\s+(?:shopping\s+|grocery\s+)?list\b")
 
 
+#: an item put on the list in so many words, after the want: the item the request names
+_PUT_ON_LIST = re.compile(r"\b(?:add|put|jot|jotting|write|writing|stick|pop|note)\b[\w\s']*?\b(?:on|to|onto)\s+"
+                          r"(?:the|my|our)\s+(?:shopping\s+|grocery\s+)?list\b")
+
+
 def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"We're nearly out of shampoo." -> the one tool that adds an item to a list, with it.
     "We need more X" only when X is no word of any tool nor a device ("more light" is the lamp's).
@@ -362,6 +367,8 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
     item = m.group(1).strip()
+    if (put := _PUT_ON_LIST.search(low[m.end():])) and item not in put.group(0):
+        return None  # "We've run out of loo roll. Would you mind jotting toilet paper down on the list?" (dev28)
     if m.re in (_NEED, _LAST_OF, _ALL_GONE, _NONE_LEFT) and ({stem(w) for w in WORD.findall(item)}
                           & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | {stem(d) for d in DEVICES} | set(SERVICES))):
         return None
