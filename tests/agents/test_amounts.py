@@ -426,3 +426,25 @@ def test_full_is_a_level_only_when_said_of_one():
                        {"room": "hallway", "on": True}) is None
     assert fix_extreme("Kitchen lights to full.", light, {"room": "kitchen", "on": True})["brightness"] == 100
     assert fix_extreme("Full brightness in the office.", light, {"room": "office", "on": True})["brightness"] == 100
+
+
+def test_make_it_after_a_comma_takes_back_every_amount_before():
+    from edgevox.agents.slm.amounts import corrected, fix_duration
+
+    timer = ToolRegistry(Home().tools()).get("start_timer")
+    # dev30 (session 27): the two lengths were added (3 minutes 30 seconds)
+    line = "ninety seconds on the timer for the eggs, no, make it two minutes"
+    assert corrected(line) == "on the timer for the eggs two minutes"
+    assert fix_duration(line, timer, {"minutes": 3, "seconds": 30, "label": "eggs"}) == {
+        "label": "eggs", "minutes": 2, "seconds": 0}
+    assert corrected("Thermostat to 20, no, make it 22.") == "thermostat to 22"
+    assert corrected("Lights to 40 and make it cosy.") is None
+
+
+def test_a_second_one_said_with_a_bare_number_keeps_the_first_timers_length_its_own():
+    from edgevox.agents.slm.amounts import fix_duration
+
+    timer = ToolRegistry(Home().tools()).get("start_timer")
+    # dev30 (session 27): the pizza's timer ran 12 minutes 8 seconds
+    assert fix_duration("Set a pizza timer for 12 minutes and a garlic bread one for 8.", timer,
+                        {"minutes": 12, "seconds": 8, "label": "pizza"}) == {"label": "pizza", "minutes": 12, "seconds": 0}

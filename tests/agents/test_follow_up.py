@@ -272,3 +272,6 @@ def test_a_follow_up_inside_what_wraps_it_is_still_the_follow_up():
     assert core_of("Add bread too. My kids love it.", {"item": "milk"}) == "Add bread too"
     # a second request after it is no aside: the line is left whole
     assert core_of("And Paris? Turn the lights off.", {"location": "Rome"}) == "And Paris? Turn the lights off"
+    # dev30: a remark or what is not meant after the last comma
+    assert core_of("no, make that 18, it's brown rice", {"minutes": 15, "label": "rice"}) == "no, make that 18"
+    assert core_of("sorry, Dublin Ohio, not Ireland, my cousin lives there", {"location": "Dublin"}) == "sorry, Dublin Ohio"

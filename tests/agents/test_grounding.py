@@ -194,6 +194,14 @@ def test_vocabulary_comes_from_the_registry():
     assert not is_question("pause the music and tell me what's the time")  # dev26: an order, then a question
     assert not is_question("Sweetheart, would you turn the music down a touch and pop the bathroom light on?")
     assert is_question("Love, is the oven on?")
+    # dev30: a line that tells how a thing is or was orders nothing
+    for remark in ("my shopping list is basically just snacks at this point, ha",
+                   "that light bulb in the hallway needs replacing, it keeps flickering",
+                   "we ran the heating all winter and the bill was shocking"):
+        assert why_not(remark, TOOLS["set_light"], {"room": "hallway", "on": False}, ALL) == "remark", remark
+    assert why_not("The living room light needs to be brighter.", TOOLS["set_light"],
+                   {"room": "living room", "on": True}, ALL) is None
+    assert why_not("the kitchen light is off, turn it on", TOOLS["set_light"], {"room": "kitchen", "on": True}, ALL) is None
     # dev28: "room" alone is no room of the light's ("living room"), and no light
     assert why_not("Room temperature too high.", TOOLS["set_light"], {"room": "living room", "on": True}, ALL) == "unrelated"
     assert why_not("Living room, fifty.", TOOLS["set_light"], {"room": "living room", "on": True, "brightness": 50}, ALL) is None

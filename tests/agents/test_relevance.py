@@ -336,3 +336,16 @@ def test_a_request_taken_back_acts_on_nothing_and_says_okay(embedder):
     be, agent, home = _gated([call("cancel_timer", label="no")], embedder)
     r = agent.run("Set a timer for... no, forget it.")
     assert r.calls == [] and r.reply == "Okay." and be.requests == []
+
+
+def test_a_thing_said_with_its_length_at_the_start_is_ordered():
+    from edgevox.agents.slm.relevance import ordered_tools
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry(Home().tools())
+    # dev30 (session 27): "timer for 7 minutes, soft-boiled eggs" was made to answer in words
+    assert "start_timer" in ordered_tools("timer for 7 minutes, soft-boiled eggs", reg)
+    assert "start_timer" in ordered_tools("ten minute timer, pasta", reg)
+    assert ordered_tools("Timer for 7 minutes?", reg) == set()  # asked
+    assert ordered_tools("a 5 minute walk would be nice", reg) == set()

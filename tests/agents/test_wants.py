@@ -398,3 +398,17 @@ def test_dev19_none_left_wants_it_on_the_list():
 def test_the_musics_way_down_is_the_volume_not_the_player(home, text, action, expected):
     found = sound_way_call(text, home, ToolCall(id="c1", name="media_control", arguments={"action": action}))
     assert ((found[0].name, found[1]) if found else None) == expected
+
+
+def test_the_players_command_after_a_remark_is_still_the_players():
+    from edgevox.agents.slm.wants import transport_plan
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry(Home().tools())
+    # dev30 (session 27): "ooh that last one was lovely, go back to it" was answered in words
+    found = transport_plan("ooh that last one was lovely, go back to it", reg)
+    assert (found[0].name, found[1]) == ("media_control", {"action": "previous"})
+    assert transport_plan("I hate this song, skip it", reg)[1] == {"action": "next"}
+    assert transport_plan("the kitchen light is broken, skip it", reg) is None  # names a light
+    assert transport_plan("put the kettle on, skip this one", reg) is None  # orders something else

@@ -181,10 +181,29 @@ def _same_unit_again(words: list[str], end: int, start: int) -> bool:
             and words[after] in _UNIT_WORDS and words[end].rstrip("s") == words[after].rstrip("s"))
 
 
+#: "..., no, make it two minutes": what comes after takes back every amount said before
+_REDONE = re.compile(r"[,.;]\s*(?:(?:no|nah|sorry|actually|wait|oops)\W+)+(?:make\s+(?:it|that)|i\s+meant?|change\s+(?:it|that)\s+to)\s+")
+
+
+def _redone(request: str) -> str | None:
+    """"ninety seconds on the timer for the eggs, no, make it two minutes" (dev30: 3 minutes 30
+    seconds) -> "on the timer for the eggs two minutes": the amounts before the correction, and
+    their units, dropped."""
+    m = _REDONE.search(request.lower())
+    if m is None or not spoken_numbers(request[m.end():]) or not spoken_numbers(request[:m.start()]):
+        return None
+    words = TOKEN.findall(request[:m.start()].lower().replace("-", " "))
+    drop = {k for i, _, width in numbers_in(words) for k in range(i, i + width)}
+    drop |= {k + 1 for k in drop if k + 1 < len(words) and words[k + 1] in _UNIT_WORDS}
+    return " ".join([w for k, w in enumerate(words) if k not in drop] + TOKEN.findall(request[m.end():].lower().replace("-", " ")))
+
+
 def corrected(request: str) -> str | None:
     """``request`` without a number the speaker took back and the words that took it back
     ("Volume to thirty, no wait, forty-five." -> "volume to forty five"), in lower-case words;
     None when it takes nothing back."""
+    if (redone := _redone(request)) is not None:
+        return redone
     words = TOKEN.findall(request.lower().replace("-", " "))  # "twenty's plenty": twenty, s, plenty
     found = numbers_in(words)
     kept = list(words)
@@ -366,7 +385,8 @@ def _own_length(request: str, arguments: Mapping[str, Any]) -> str | None:
     holding the call's free-text value (its label), else None. ``request`` itself when it says
     one length ("1 hour and 30 minutes": the second piece says nothing else; "two minutes and
     thirty seconds for the green tea": no second thing named)."""
-    pieces = [p for p in JOIN.split(request) if p.strip() and _LENGTH_WORDS.search(p.lower())]
+    pieces = [p for p in JOIN.split(request) if p.strip() and (_LENGTH_WORDS.search(p.lower()) or (
+        _ANOTHER_ONE.search(p.lower()) and spoken_numbers(p)))]  # "... and a garlic bread one for 8" (dev30)
     if len(pieces) < 2 or not any(_ANOTHER_ONE.search(p.lower()) for p in pieces[1:]) or any(map(_bare_length, pieces)):
         return request
     labels = [set(WORD.findall(v.lower())) for v in arguments.values() if isinstance(v, str) and v.strip()]

@@ -107,6 +107,7 @@ REPLIES = {
     "question": "Sorry, I can't check that.",
     "unrelated": "Sorry, I can't do that.",
     "place": "Sorry, I don't know the {place}.",
+    "remark": "Okay.",
 }
 #: "in the conservatory", "on my porch": where a request says something is
 _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
@@ -183,6 +184,28 @@ def is_question(text: str) -> bool:
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
     # opens like a polite request ("Can you ...?", "Mind turning ... off?")
     return words[0] in _ASKS or (asked and words[0] not in _POLITE)
+
+
+#: a line that tells how a thing is or was, or what someone did: "my shopping list is basically
+#: just snacks", "that light bulb in the hallway needs replacing", "we ran the heating all winter"
+#: (dev30: each made a call)
+_TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|the|that|this|those|these)\s+(?:[a-z']+\s+){0,5}?"
+                    r"(?:is|are|was|were|needs|need|keeps|keep|has|had|looks|seems)\b(?!\s+(?:to|be|set|on|off|at)\b)"
+                    r"|(?:we|i|they|he|she)\s+(?:ran|had|used|left|did|bought|got|paid|went|spent|tried|always|never|usually)\b)")
+#: a piece of a line that orders or asks for something
+_ORDERS_PIECE = re.compile(r"^\W*(?:please\s+)?(?:turn|switch|set|put|play|add|start|cancel|stop|pause|skip|dim|make|give|"
+                           r"bring|pop|get|crank|take|remove|tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
+                           r"i'd\s+like|i'd\s+love|i\s+would)\b")
+
+
+def tells_not_asks(request: str) -> bool:
+    """Does the line only tell how a thing is or was, or what someone did (``_TELLS``), with no
+    piece that orders or asks and no complaint? A call of a tool that changes things is nobody's
+    wish there."""
+    low = request.lower().replace("’", "'")
+    if not _TELLS.match(low) or is_question(request) or {"too", *FELT} & set(WORD.findall(low)):
+        return False  # a complaint wants something ("the bedroom is too dark")
+    return not any(_ORDERS_PIECE.match(p) for p in re.split(r"[,;.!?]|\band\b|\bbut\b|\bso\b", low) if p.strip())
 
 
 #: a device's word said as a place, not the device
@@ -408,6 +431,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Do you know any jokes about the weather?": the weather is a joke's topic
     if _time_params_of(tool) and _CLOCK_TIME.search(request) and not _LENGTH.search(request):
         return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
+    if changes_things(tool) and tells_not_asks(request):
+        return "remark"  # "we ran the heating all winter and the bill was shocking" (dev30)
     if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
         return "question"

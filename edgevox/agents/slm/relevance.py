@@ -418,6 +418,10 @@ _AFTER_THING = frozenset({"for", "to", "in", "on", "at", "of", "with", "and", "f
 #: an order said as the thing and its new state: "lights out everywhere", "heating on, please"
 #: (dev14: "Right, I'm off to bed, lights out everywhere." was made to answer in words)
 _SWITCHED = re.compile(r"\b([a-z]+)\s+(?:on|off|out)\b")
+#: an order said as the thing and its length, opening the line: "timer for 7 minutes, soft-boiled
+#: eggs" (dev30: nearer a no-tool line about eggs than any timer), "ten minute timer, pasta"
+_TIMED = re.compile(r"^\W*(?:a\s+|an\s+)?(?:([a-z]+)\s+for\s+(?:\d+|[a-z]+(?:-[a-z]+)?)\s*(?:minute|min|hour|hr|second|sec)s?\b"
+                    r"|" + _LENGTH_SAID + r"([a-z]+)\b)")
 
 
 #: a question whether the clock has reached an hour ("Is it gone five yet?", dev14: nearest a
@@ -453,7 +457,8 @@ def ordered_tools(request: str, registry: Any) -> set[str]:
     """The tools whose thing the request orders by name ("..., set a timer." -> both timer
     tools); none for a question ("How do I set a timer on my phone?")."""
     ordered = {stem(w) for m in _ORDER.finditer(request.lower()) for w in m.groups()
-               if w and w not in _AFTER_THING} | {stem(m.group(1)) for m in _SWITCHED.finditer(request.lower())}
+               if w and w not in _AFTER_THING} | {stem(m.group(1)) for m in _SWITCHED.finditer(request.lower())} \
+        | {stem(w) for m in [_TIMED.match(request.lower())] if m for w in m.groups() if w}
     if not ordered or is_question(request):
         return set()
     return {t.name for t in registry if ordered & (target_words(t) - UNITS)}

@@ -150,15 +150,17 @@ def wanted(request: str) -> tuple[str | None, int, bool] | None:
             or (said_numbers(_IN_A_WHILE.sub(" ", request)) and said_step(request) is None)
             or _OTHER_VERBS & _verbs(low)):
         return None
-    if m := _CANNOT.search(low):
-        return (*CANNOT[m.group(1)], True)
-    if m := _LIKE.search(low):
-        return (*SIMILES[m.group(1)], True)
+    # a state said first ("The music's way too loud, I can't hear the baby monitor.", dev30: the
+    # music is what is loud; the monitor is what cannot be heard)
     for m in re.finditer(r"[a-z]+", low):
         word = m.group(0)
         if word in STATES and (_FRAME.search(low[:m.start()]) or _HERE.match(low[m.end():])
                                or (word != "black" and STATES[word][0] != "heat" and _IS.search(low[:m.start()]))):
             return (*STATES[word], True)
+    if m := _CANNOT.search(low):
+        return (*CANNOT[m.group(1)], True)
+    if m := _LIKE.search(low):
+        return (*SIMILES[m.group(1)], True)
     words = WORD.findall(low)
     for word in words:
         if word in COMPARATIVES:
@@ -409,7 +411,20 @@ _PLAYER_GLUE = frozenset("this one it song track tune tunes music please nah no 
 
 def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"Skip this one." / "Unpause it." (the model: no call, or ``pause``) -> the player's
-    action, when the request says nothing else."""
+    action, when the request says nothing else, or says it in its last piece after a remark
+    that orders nothing and names no tool's thing ("ooh that last one was lovely, go back to
+    it", dev30)."""
+    found = _transport_said(request, registry)
+    head, _, last = request.rpartition(",")
+    if found is None and head.strip() and not _OTHER_VERBS & _verbs(head.lower()) and not (
+            {stem(w) for w in WORD.findall(head.lower())} - {stem(w) for w in _PLAYED}
+            & set().union(*(target_words(t) for t in registry))):  # "I hate this song, skip it" names the player's
+        found = _transport_said(last, registry)
+    return found
+
+
+def _transport_said(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The player's action ``request`` says with nothing else (``transport_plan``), or None."""
     words = WORD.findall(request.lower().replace("'", ""))
     low = f" {' '.join(words)} "
     said = {phrase: value for phrase, value in TRANSPORT.items() if f" {phrase} " in low}
