@@ -127,3 +127,16 @@ def test_dev19_every_room_the_room_said_a_length_is_no_name_and_where_the_speake
     assert fix_unsaid_place("Flying to Lisbon in the morning, will I need a jacket there?", weather,
                             {"location": None}) == {"location": "Lisbon"}
     assert fix_unsaid_place("Going to Paris, is it raining in Rome?", weather, {"location": None}) is None
+
+
+def test_the_order_copied_into_a_things_name_is_dropped():
+    from edgevox.agents.slm.labels import fix_order_words
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    music = ToolRegistry(Home().tools()).get("play_music")
+    # dev30 (session 27): "Playing put some Adele on."
+    assert fix_order_words("Bathroom light on and put some Adele on, I'm getting in the bath.", music,
+                           {"query": "put some Adele on"}) == {"query": "Adele"}
+    assert fix_order_words("play Get Lucky", music, {"query": "Get Lucky"}) is None  # a title
+    assert fix_order_words("Put Your Records On by Corinne Bailey Rae", music, {"query": "Put Your Records On"}) is None

@@ -423,3 +423,17 @@ def test_a_one_word_part_does_not_hide_the_other_part(embedder):
     r = agent.run("next song and louder")
     assert [c.name for c in r.calls] == ["set_volume", "media_control"], r.calls
     assert be.requests[1]["grammar"].tool_names == ("media_control",)
+
+
+def test_a_later_call_of_a_hop_holding_another_tools_part_is_taken_back(embedder):
+    # dev30 (session 27): "put some Adele on" went on the shopping list beside the light
+    be, agent, home = _home([call("set_light", room="bathroom", on=True) + "\n" + call("add_to_shopping_list", item="Adele"),
+                             call("play_music", query="put some Adele on")], embedder)
+    r = agent.run("Bathroom light on and put some Adele on, I'm getting in the bath.")
+    assert home.shopping == [] and home.media["playing"] == "Adele", r.calls
+    assert [c.name for c in r.calls if c.ok] == ["set_light", "play_music"]
+    # two items for the list in one hop stay
+    be, agent, home = _home([call("add_to_shopping_list", item="eggs") + "\n" + call("add_to_shopping_list", item="milk")],
+                            embedder)
+    agent.run("add eggs and milk to the list")
+    assert home.shopping == ["eggs", "milk"]

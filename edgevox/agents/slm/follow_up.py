@@ -36,7 +36,7 @@ from edgevox.agents.slm.amounts import (
     spoken_numbers,
     value_range,
 )
-from edgevox.agents.slm.parts import sentences_of
+from edgevox.agents.slm.parts import ASIDE, sentences_of, without_asides
 from edgevox.agents.slm.planned import plan
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
@@ -280,10 +280,7 @@ def corrects(text: str, args: Mapping[str, Any] | None, thing: Mapping[str, Any]
     return thing is not None or (args is not None and bool(_CORRECTS.search(text.lower())))
 
 
-#: a sentence after the follow-up that tells of someone or of the speaker ("My son's flying there.")
-_ASIDE = re.compile(r"^\W*(?:my|our|his|her|their|he|she|they|i|i'm|i've|we|we're|it's|that's)\b", re.I)
 #: what wraps a follow-up without changing it: a sound, an apology, "would you", a word for the listener
-_MEANT = re.compile(r"\W*i\s+(?:meant|mean|said|wanted)\b", re.I)
 _OPENING = re.compile(r"^\W*(?:(?:oh|ah|um|uh|well)\W+)*(?:(?:i'm|i\s+am)\s+(?:so\s+|very\s+|terribly\s+)?(?=sorry\b))?", re.I)
 _ASKING = re.compile(r"^(?:(?:would|could|can|will)\s+you\s+(?:please\s+)?)", re.I)
 _CLOSING = re.compile(r"\s*,\s*(?:dear|love|please|thanks|mate|sweetheart|darling|pet)\W*$", re.I)
@@ -299,14 +296,10 @@ def core_of(text: str, arguments: Mapping[str, Any]) -> str:
     is not meant ("no, make that 18, it's brown rice"; "sorry, Dublin Ohio, not Ireland, my
     cousin lives there", dev30)."""
     sentences = sentences_of(text)
-    core = sentences[0] if len(sentences) > 1 and all(_ASIDE.match(s) for s in sentences[1:]) else text
+    core = sentences[0] if len(sentences) > 1 and all(ASIDE.match(s) for s in sentences[1:]) else text
     core = _ASKING.sub("", _OPENING.sub("", core.strip()))
     core = _CLOSING.sub("", core.rstrip(" ?.!"))
-    pieces = [p.strip() for p in core.split(",")]
-    while len(pieces) > 1 and ((_ASIDE.match(pieces[-1]) and not _MEANT.match(pieces[-1]))
-                               or re.match(r"not\s", pieces[-1], re.I)):
-        pieces.pop()  # "..., it's brown rice", "..., my cousin lives there", "..., not Ireland" (dev30)
-    core = ", ".join(pieces)
+    core = without_asides(core)  # "..., it's brown rice", "..., my cousin lives there", "..., not Ireland" (dev30)
     for value in (v for v in arguments.values() if isinstance(v, str) and v.strip()):
         core = re.sub(rf",?\s+not\s+(?:the\s+)?{re.escape(value)}\W*$", "", core, flags=re.I)
         core = re.sub(rf"\b(?i:(?:the\s+|those\s+|my\s+)?{re.escape(value)})\b(?!\s+[A-Z])", "it", core)  # not "Dublin Ohio"

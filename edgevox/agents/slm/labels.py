@@ -29,6 +29,7 @@ from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,
     PLACE_KEYS,
     TIME_NAMES,
+    WORD,
     changes_things,
     enum_of,
     heard_words,
@@ -236,3 +237,33 @@ def fix_said_room(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
         if len(named) == 1:
             return {**arguments, key: named[0]}
     return None
+
+
+#: the order copied into a thing's name: "put some Adele on" (dev30: "Playing put some Adele on.")
+_ORDER_HEAD = re.compile(r"^(?:put|stick|pop|chuck|throw|whack|play|get)\s+(?:on\s+(?:(?:some|a\s+bit\s+of|the|a|an)\s+)?"
+                         r"|(?:some|a\s+bit\s+of|the|a|an)\s+)", re.I)  # not a title: "Put Your Records On"
+_ORDER_TAIL = re.compile(r"\s+on$", re.I)
+_PLAYS = frozenset("play playing put stick some listen to hear queue".split())
+
+
+def fix_order_words(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The call's required free text without the order the model copied into it ("put some
+    Adele on" -> "Adele"), for a tool that makes or changes something; None when there is none."""
+    if not changes_things(tool):
+        return None
+    required = set((tool.parameters or {}).get("required") or ())
+    props = properties(tool)
+    fixed = {}
+    for key in required:
+        value = arguments.get(key)
+        if not isinstance(value, str) or props.get(key, {}).get("enum") or not _ORDER_HEAD.match(value):
+            continue
+        at = request.lower().find(value.strip().lower())
+        before = WORD.findall(request.lower()[:at])[-1:] if at > 0 else []
+        if at < 0 or set(before) & _PLAYS:
+            continue  # "play Get Lucky": the title, after the order
+        bare = _ORDER_TAIL.sub("", _ORDER_HEAD.sub("", value.strip())).strip()
+        if bare and bare.lower() != value.strip().lower():
+            fixed[key] = bare
+    return {**arguments, **fixed} if fixed else None
+

@@ -40,3 +40,22 @@ def parts_of(text: str) -> list[str]:
     live_multiple 0-399 a tool not in the answer in 8 cases (5), each one that looks things up."""
     parts = [p.strip(' ,."') for s in sentences_of(text) for p in JOIN.split(s)]
     return [p for p in parts if len(p.split()) >= 2]
+
+
+#: a sentence or a comma piece that tells of someone or of the speaker ("My son's flying there.",
+#: "..., I'm getting in the bath"): it asks for nothing
+ASIDE = re.compile(r"^\W*(?:my|our|his|her|their|he|she|they|i|i'm|i've|we|we're|it's|that's)\b", re.I)
+#: ... unless it says what the speaker meant ("I meant Dubai")
+_MEANT = re.compile(r"\W*i\s+(?:meant|mean|said|wanted)\b", re.I)
+
+
+def without_asides(text: str) -> str:
+    """``text`` without the comma pieces at its end that tell of someone, or say what is not
+    meant ("no, make that 18, it's brown rice" -> "no, make that 18"; "put some Adele on, I'm
+    getting in the bath" -> "put some Adele on")."""
+    pieces = [p.strip() for p in text.split(",")]
+    while len(pieces) > 1 and ((ASIDE.match(pieces[-1]) and not _MEANT.match(pieces[-1]))
+                               or re.match(r"not\s", pieces[-1], re.I)):
+        pieces.pop()
+    return ", ".join(pieces)
+

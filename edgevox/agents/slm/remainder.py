@@ -35,8 +35,8 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import JOIN, spoken_numbers
-from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
-from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of
+from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices, withdrawn
+from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of, without_asides
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
 from edgevox.agents.slm.vocabulary import (
     UNDO_WORDS,
@@ -55,6 +55,9 @@ from edgevox.agents.slm.vocabulary import (
 #: how far ahead of the no-tool lines a part must be for a tool of the same device as a call
 #: of the turn (``Remainder._beside_a_call``; home only)
 SIBLING_ABOVE = 0.15
+#: how far behind the nearest tool a part must sit from the tool a later call of the hop used,
+#: for that call to be taken back (``Remainder.before_tool``)
+AWAY = 0.25
 #: the note of the extra hop (never stored in the session)
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
@@ -296,9 +299,31 @@ class Remainder(Hook):
     @staticmethod
     def note(found: tuple[tuple[str, ...], str]) -> str:
         names, part = found
+        part = without_asides(part)  # "put some Adele on, I'm getting in the bath": the model copied it whole
         if len(names) == 1:
             return NOTE.format(tool=names[0], part=part)
         return EITHER.format(tool=names[0], other=names[1], part=part)
+
+    def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
+        """A later call of a hop whose words come from a part plainly for another tool is taken
+        back: "Bathroom light on and put some Adele on, I'm getting in the bath." (dev30) ->
+        ``add_to_shopping_list("Adele")`` beside the light; the part is the music's (0.48 ahead
+        of the no-tool lines, the list far behind), so the extra hop plays it (home only)."""
+        if self.readers_only or not ctx.state(self).setdefault("hop_calls", {}).get(ctx.hop):
+            ctx.state(self)["hop_calls"][ctx.hop] = 1
+            return None
+        tool = ctx.registry.get(call.name)
+        strings = [v.lower() for v in (call.arguments or {}).values() if isinstance(v, str) and len(v.strip()) >= 3] \
+            if isinstance(call.arguments, dict) else []
+        holders = [p for p in parts_of(ctx.text) if any(v in p.lower() for v in strings)]
+        index = self.gate.index(ctx.registry) if tool is not None and changes_things(tool) and len(holders) == 1 else None
+        if index is None or {stem(w) for w in WORD.findall(holders[0].lower())} & target_words(tool):
+            return None
+        rel = index.relevance(holders[0])
+        name, sim = rel.best
+        if name in (None, call.name) or rel.margin < self.call_above or sim - rel.tools.get(call.name, -1.0) < AWAY:
+            return None
+        return withdrawn(call, f"holds a part that is {name}'s")
 
     def after_tool(self, ctx: TurnContext, result: Any) -> HookResult | None:
         st = ctx.state(self)
