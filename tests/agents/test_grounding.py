@@ -202,6 +202,7 @@ def test_vocabulary_comes_from_the_registry():
     assert why_not("The living room light needs to be brighter.", TOOLS["set_light"],
                    {"room": "living room", "on": True}, ALL) is None
     assert why_not("the kitchen light is off, turn it on", TOOLS["set_light"], {"room": "kitchen", "on": True}, ALL) is None
+    assert why_not("The bread needs 15 minutes, I'll want a timer for that.", TOOLS["start_timer"], {"minutes": 15}, ALL) is None
     # dev28: "room" alone is no room of the light's ("living room"), and no light
     assert why_not("Room temperature too high.", TOOLS["set_light"], {"room": "living room", "on": True}, ALL) == "unrelated"
     assert why_not("Living room, fifty.", TOOLS["set_light"], {"room": "living room", "on": True, "brightness": 50}, ALL) is None

@@ -412,3 +412,4 @@ def test_the_players_command_after_a_remark_is_still_the_players():
     assert transport_plan("I hate this song, skip it", reg)[1] == {"action": "next"}
     assert transport_plan("the kitchen light is broken, skip it", reg) is None  # names a light
     assert transport_plan("put the kettle on, skip this one", reg) is None  # orders something else
+    assert transport_plan("hang on, no, nothing, sorry, carry on", reg) is None  # dev30: taken back

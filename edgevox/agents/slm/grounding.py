@@ -195,7 +195,7 @@ _TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|
 #: a piece of a line that orders or asks for something
 _ORDERS_PIECE = re.compile(r"^\W*(?:please\s+)?(?:turn|switch|set|put|play|add|start|cancel|stop|pause|skip|dim|make|give|"
                            r"bring|pop|get|crank|take|remove|tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
-                           r"i'd\s+like|i'd\s+love|i\s+would)\b")
+                           r"i'd\s+like|i'd\s+love|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want)|give\s+me)\b")
 
 
 def tells_not_asks(request: str) -> bool:
@@ -203,8 +203,10 @@ def tells_not_asks(request: str) -> bool:
     piece that orders or asks and no complaint? A call of a tool that changes things is nobody's
     wish there."""
     low = request.lower().replace("’", "'")
-    if not _TELLS.match(low) or is_question(request) or {"too", *FELT} & set(WORD.findall(low)):
-        return False  # a complaint wants something ("the bedroom is too dark")
+    if not _TELLS.match(low) or is_question(request) or {"too", *FELT} & set(WORD.findall(low)) \
+            or said_numbers(request):
+        return False  # a complaint wants something ("the bedroom is too dark"); a number sets one
+        # ("The bread needs 15 minutes, I'll want a timer for that.", dev30)
     return not any(_ORDERS_PIECE.match(p) for p in re.split(r"[,;.!?]|\band\b|\bbut\b|\bso\b", low) if p.strip())
 
 

@@ -409,6 +409,10 @@ def names_nothing(tool: Any, arguments: Mapping[str, Any], said: Iterable[str] =
 _PLAYER_GLUE = frozenset("this one it song track tune tunes music please nah no yeah yes actually just".split()) | GLUE | FILLERS
 
 
+#: a remark that takes the line back ("hang on, no, nothing, sorry, carry on", dev30: go on talking)
+_NEVER_MIND = frozenset("no nah nothing never nevermind sorry forget".split())
+
+
 def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"Skip this one." / "Unpause it." (the model: no call, or ``pause``) -> the player's
     action, when the request says nothing else, or says it in its last piece after a remark
@@ -416,7 +420,7 @@ def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | 
     it", dev30)."""
     found = _transport_said(request, registry)
     head, _, last = request.rpartition(",")
-    if found is None and head.strip() and not _OTHER_VERBS & _verbs(head.lower()) and not (
+    if found is None and head.strip() and not _OTHER_VERBS & _verbs(head.lower()) and not _NEVER_MIND & set(WORD.findall(head.lower())) and not (
             {stem(w) for w in WORD.findall(head.lower())} - {stem(w) for w in _PLAYED}
             & set().union(*(target_words(t) for t in registry))):  # "I hate this song, skip it" names the player's
         found = _transport_said(last, registry)
