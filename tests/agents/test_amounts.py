@@ -426,6 +426,7 @@ def test_full_is_a_level_only_when_said_of_one():
                        {"room": "hallway", "on": True}) is None
     assert fix_extreme("Kitchen lights to full.", light, {"room": "kitchen", "on": True})["brightness"] == 100
     assert fix_extreme("Full brightness in the office.", light, {"room": "office", "on": True})["brightness"] == 100
+    assert fix_extreme("Kitchen lights full.", light, {"room": "kitchen", "on": True})["brightness"] == 100  # dev21
 
 
 def test_make_it_after_a_comma_takes_back_every_amount_before():

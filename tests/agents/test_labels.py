@@ -140,3 +140,5 @@ def test_the_order_copied_into_a_things_name_is_dropped():
                            {"query": "put some Adele on"}) == {"query": "Adele"}
     assert fix_order_words("play Get Lucky", music, {"query": "Get Lucky"}) is None  # a title
     assert fix_order_words("Put Your Records On by Corinne Bailey Rae", music, {"query": "Put Your Records On"}) is None
+    assert fix_order_words("Chuck some Kylie on, would ya.", music, {"query": "chuck"}) == {"query": "Kylie"}  # dev21
+    assert fix_order_words("Stick on some grime, yeah?", music, {"query": "stick"}) == {"query": "grime"}

@@ -448,7 +448,8 @@ _AS_FAR_AS = re.compile(r"\b(?:right\s+)?down\s+(low)\b|\bas\s+(low|dim|quiet|br
 
 
 #: "full" said of a level ("to full", "full brightness", "full blast")
-_AT_FULL = re.compile(r"\b(?:to|at|on|up\s+to)\s+full\b|\bfull\s+(?:brightness|volume|blast|power|whack|heat)\b|^\W*full\b")
+_AT_FULL = re.compile(r"\b(?:to|at|on|up\s+to)\s+full\b|\bfull\s+(?:brightness|volume|blast|power|whack|heat)\b|^\W*full\b"
+                      r"|\bfull\W*(?:please\W*)?$")  # "Kitchen lights full." (dev21)
 
 
 def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -243,6 +243,10 @@ def fix_said_room(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
 _ORDER_HEAD = re.compile(r"^(?:put|stick|pop|chuck|throw|whack|play|get)\s+(?:on\s+(?:(?:some|a\s+bit\s+of|the|a|an)\s+)?"
                          r"|(?:some|a\s+bit\s+of|the|a|an)\s+)", re.I)  # not a title: "Put Your Records On"
 _ORDER_TAIL = re.compile(r"\s+on$", re.I)
+_ORDER_VERBS = frozenset("put stick pop chuck throw whack".split())
+#: the thing such an order puts on: "chuck some Kylie on", "stick on some grime"
+_ORDERED_THING = re.compile(r"\b(?:put|stick|pop|chuck|throw|whack)\s+(?:on\s+)?(?:some|a\s+bit\s+of|the|a|an)\s+"
+                            r"([A-Za-z][\w' -]*?)(?:\s+on)?\s*(?:[,.!?]|\bwould\b|\bplease\b|$)", re.I)
 _PLAYS = frozenset("play playing put stick some listen to hear queue".split())
 
 
@@ -256,6 +260,9 @@ def fix_order_words(request: str, tool: Any, arguments: Mapping[str, Any]) -> di
     fixed = {}
     for key in required:
         value = arguments.get(key)
+        if isinstance(value, str) and value.strip().lower() in _ORDER_VERBS and (m := _ORDERED_THING.search(request)):
+            fixed[key] = m.group(1)  # "Chuck some Kylie on, would ya." -> "chuck" (dev21)
+            continue
         if not isinstance(value, str) or props.get(key, {}).get("enum") or not _ORDER_HEAD.match(value):
             continue
         at = request.lower().find(value.strip().lower())
