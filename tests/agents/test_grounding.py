@@ -203,6 +203,11 @@ def test_vocabulary_comes_from_the_registry():
                    {"room": "living room", "on": True}, ALL) is None
     assert why_not("the kitchen light is off, turn it on", TOOLS["set_light"], {"room": "kitchen", "on": True}, ALL) is None
     assert why_not("The bread needs 15 minutes, I'll want a timer for that.", TOOLS["start_timer"], {"minutes": 15}, ALL) is None
+    assert why_not("turn the hole light on", TOOLS["set_light"], {"room": "hallway", "on": True}, ALL) is None  # dev30: heard
+    assert why_not("Turn off the bedroom light, I'm heading downstairs to start the washing up.", TOOLS["set_light"],
+                   {"room": "bedroom", "on": False}, ALL) is None  # dev30: the dishes, not a wash
+    assert why_not("My granddaughter says my records are boring, so she'd like to hear something by Taylor Swift instead.",
+                   TOOLS["play_music"], {"query": "Taylor Swift"}, ALL) is None  # dev28
     # dev28: "room" alone is no room of the light's ("living room"), and no light
     assert why_not("Room temperature too high.", TOOLS["set_light"], {"room": "living room", "on": True}, ALL) == "unrelated"
     assert why_not("Living room, fifty.", TOOLS["set_light"], {"room": "living room", "on": True, "brightness": 50}, ALL) is None

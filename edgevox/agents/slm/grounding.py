@@ -195,7 +195,7 @@ _TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|
 #: a piece of a line that orders or asks for something
 _ORDERS_PIECE = re.compile(r"^\W*(?:please\s+)?(?:turn|switch|set|put|play|add|start|cancel|stop|pause|skip|dim|make|give|"
                            r"bring|pop|get|crank|take|remove|tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
-                           r"i'd\s+like|i'd\s+love|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want)|give\s+me)\b")
+                           r"(?:i|we|he|she|they)'d\s+(?:like|love)|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want)|give\s+me)\b")
 
 
 def tells_not_asks(request: str) -> bool:
@@ -251,7 +251,7 @@ _ELSEWHERE = (
     re.compile(r"\b(?:to|in|on|into)\s+(?:my|the|our)\s+(calendar|diary|agenda|schedule)\b"),
     re.compile(r"\bthe\s+(news|headlines)\b"),  # "What's the news today?" (dev14; "news" alone stems to "new")
     # the washing machine said by its work: "Put a wash on, forty degrees." (dev14: the heating set to 40)
-    re.compile(r"\b(?:put|start|run|do|stick|bung)\s+(?:a|the|another|on\s+a|on\s+the)\s+(?:quick\s+)?(wash|washing)\b"),
+    re.compile(r"\b(?:put|start|run|do|stick|bung)\s+(?:a|the|another|on\s+a|on\s+the)\s+(?:quick\s+)?(wash|washing)\b(?!\s+up\b)"),  # not the washing up (dev30)
     # another list than the tool's ("Add ring the plumber to my to-do list.", dev12, session 20)
     re.compile(r"\b(?:to|in|on|onto)\s+(?:my|the|our)\s+(to[\s-]?do|todo|task|tasks|reading|packing|wish|bucket|chores?)\s+list\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"

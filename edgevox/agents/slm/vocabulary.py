@@ -171,6 +171,8 @@ HEARD = (  # a name the speaker calls the assistant by, first ("Computer, play s
          (re.compile(r"^(\W*(?:(?:uh|um|er|ok|okay|please)\W+)*)can\s+sell\s+(?=(?:the|my|that|this|our)\b)"), r"\1cancel "),
          # "turn the hole way light on" (dev19): the hallway heard as two words
          (re.compile(r"\bhole\s+way\b|\b(?:whole|hall)\s+way(?=\s+lights?\b)"), "hallway"),
+         # "turn the hole light on" (dev30): the hall's light
+         (re.compile(r"\b(the|a)\s+hole\s+(?=lights?\b|lamps?\b)"), r"\1 hall "),
          # and the idioms of rain, read as the word ("is it going to chuck it down?", dev19)
          (re.compile(r"\b(?:chuck|bucket|tip|pour|piss|pelt|teem|lash)(?:s|ed|ing)?\s+(?:it\s+)?down\b"), "rain"),
          # "Ninety minutes on the clock for the ham, please." (dev21): a length on the clock is a timer
