@@ -437,3 +437,11 @@ def test_a_later_call_of_a_hop_holding_another_tools_part_is_taken_back(embedder
                             embedder)
     agent.run("add eggs and milk to the list")
     assert home.shopping == ["eggs", "milk"]
+
+
+def test_one_said_of_the_thing_is_no_number_for_another_call(embedder):
+    # dev30 (session 27): "go back one, ..." -- "one" read as a new number: a second "previous"
+    be, agent, home = _home([call("media_control", action="previous"), call("media_control", action="previous")], embedder)
+    home.media.update(state="playing", playing="jazz")
+    r = agent.run("go back one, I wanna hear that tune again")
+    assert [c.name for c in r.calls] == ["media_control"] and len(be.requests) == 1, r.calls

@@ -198,7 +198,7 @@ class Remainder(Hook):
                      if isinstance(v, str) and v.strip() and f" {str(v).lower()} " in said}
             held_words = {str(v).lower() for a in held for v in a.values() if isinstance(v, str)}
             held_numbers = {float(v) for a in held for v in a.values() if is_number(v) and not isinstance(v, bool)}
-            numbers = set(spoken_numbers(piece))
+            numbers = set(spoken_numbers(re.sub(r"\bone\b", " ", piece)))  # not "go back one" (dev30): the "one" is the thing
             if enums & held_words or numbers & held_numbers:
                 continue  # the piece a call served
             if enums or (_ANOTHER.search(said) and numbers):
