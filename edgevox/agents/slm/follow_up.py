@@ -327,9 +327,11 @@ class FollowUp(Hook):
             return None
         text = ctx.text
         thing, number, resumed, args = self._retargets(text, tool, prev[1])
-        if args is None and not undo(text, ctx.registry, tool, prev[1]) and (core := core_of(text, prev[1])) != text:
+        undone = undo(text, ctx.registry, tool, prev[1]) if args is None else None
+        if args is None and undone is None and (core := core_of(text, prev[1])) != text:
             text = core  # the follow-up inside what wraps it
             thing, number, resumed, args = self._retargets(text, tool, prev[1])
+            undone = undo(text, ctx.registry, tool, prev[1]) if args is None else None
         if args is not None and corrects(text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
             # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
             # undone first, then made again as corrected (not a second timer beside the first)
@@ -337,7 +339,7 @@ class FollowUp(Hook):
             plan(ctx, tool.name)
             tool, args = undoer
             plan(ctx, tool.name)
-        elif args is None and (undone := undo(text, ctx.registry, tool, prev[1])):
+        elif undone is not None:
             tool, args = undone
         elif args is not None and args is resumed:
             plan(ctx, tool.name)  # "Right, go on." names nothing of the player: grounded by the pause before

@@ -451,8 +451,9 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     if changes_things(tool) and _what_someone_does(request, arguments, ready=not any(undoes(tool, t) for t in tools)):
         return "unrelated"  # "..., we're playing cards." (dev19) -> play_music("cards")
     parts_of_values = _parts_of_values(tool, request)
-    felt = {FELT[w] for w in WORD.findall(request.lower()) if w in FELT} if not unserved_devices(request, tools) else set()
-    if (said | felt) & tool_words(tool) - parts_of_values:
+    own = tool_words(tool) - parts_of_values
+    felt = {FELT[w] for w in WORD.findall(request.lower()) if w in FELT}  # how the room feels names its thing
+    if said & own or (felt & own and not unserved_devices(request, tools)):
         return None
     # Not optional arguments: the model copies the request's words into a free-text ``label``
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").

@@ -240,12 +240,13 @@ def fix_said_room(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
 
 
 #: the order copied into a thing's name: "put some Adele on" (dev30: "Playing put some Adele on.")
-_ORDER_HEAD = re.compile(r"^(?:put|stick|pop|chuck|throw|whack|play|get)\s+(?:on\s+(?:(?:some|a\s+bit\s+of|the|a|an)\s+)?"
+_ORDER_VERBS = frozenset("put stick pop chuck throw whack".split())  # what puts a thing on
+_PUTS = "|".join(sorted(_ORDER_VERBS))
+_ORDER_HEAD = re.compile(rf"^(?:{_PUTS}|play|get)\s+(?:on\s+(?:(?:some|a\s+bit\s+of|the|a|an)\s+)?"
                          r"|(?:some|a\s+bit\s+of|the|a|an)\s+)", re.I)  # not a title: "Put Your Records On"
 _ORDER_TAIL = re.compile(r"\s+on$", re.I)
-_ORDER_VERBS = frozenset("put stick pop chuck throw whack".split())
 #: the thing such an order puts on: "chuck some Kylie on", "stick on some grime"
-_ORDERED_THING = re.compile(r"\b(?:put|stick|pop|chuck|throw|whack)\s+(?:on\s+)?(?:some|a\s+bit\s+of|the|a|an)\s+"
+_ORDERED_THING = re.compile(rf"\b(?:{_PUTS})\s+(?:on\s+)?(?:some|a\s+bit\s+of|the|a|an)\s+"
                             r"([A-Za-z][\w' -]*?)(?:\s+on)?\s*(?:[,.!?]|\bwould\b|\bplease\b|$)", re.I)
 _PLAYS = frozenset("play playing put stick some listen to hear queue".split())
 

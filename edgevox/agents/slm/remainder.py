@@ -100,6 +100,13 @@ def asks(text: str, part: str) -> bool:
     return True
 
 
+def orders_nothing(ctx: TurnContext, piece: str) -> bool:
+    """Is ``piece`` of the request no order for another call: a remark, a question, a device no
+    tool serves, or a paragraph (over ``MAX_PART_WORDS``)?"""
+    return (is_remark(piece) or len(piece.split()) > MAX_PART_WORDS or asks(ctx.text, piece)
+            or bool(unserved_devices(piece, list(ctx.registry))))
+
+
 def comma_pieces(part: str) -> list[str]:
     """The pieces of ``part`` between its commas, of two words or more (none without a comma)."""
     pieces = [p.strip() for p in part.split(",")]
@@ -190,8 +197,7 @@ class Remainder(Hook):
             name = rel.best[0]
             tool = ctx.registry.get(name) if name else None
             held = [r.arguments for r in done if r.name == name and isinstance(r.arguments, dict)]
-            if tool is None or not held or rel.margin < self.call_above or is_remark(piece) or asks(ctx.text, piece) \
-                    or len(piece.split()) > MAX_PART_WORDS or unserved_devices(piece, list(ctx.registry)):
+            if tool is None or not held or rel.margin < self.call_above or orders_nothing(ctx, piece):
                 continue
             said = f" {' '.join(WORD.findall(piece.lower()))} "
             enums = {str(v).lower() for s in properties(tool).values() for v in enum_of(s)
@@ -212,8 +218,7 @@ class Remainder(Hook):
         the cucumbers off the list." (dev21: the remover 0.21 ahead, the adder 0.04 behind it),
         "Play some bossa nova and bring it down to 25." (the volume 0.19 ahead, the thermostat
         0.02 behind: "it" is the music)."""
-        if is_remark(part) or len(part.split()) > MAX_PART_WORDS or asks(ctx.text, part) \
-                or unserved_devices(part, list(ctx.registry)) or tells_of_someone(part, ctx.registry):
+        if orders_nothing(ctx, part) or tells_of_someone(part, ctx.registry):
             return None
         name = rel.best[0]
         tool = ctx.registry.get(name) if name else None
