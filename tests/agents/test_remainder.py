@@ -445,3 +445,17 @@ def test_one_said_of_the_thing_is_no_number_for_another_call(embedder):
     home.media.update(state="playing", playing="jazz")
     r = agent.run("go back one, I wanna hear that tune again")
     assert [c.name for c in r.calls] == ["media_control"] and len(be.requests) == 1, r.calls
+
+
+def test_with_readers_only_a_later_call_of_a_hop_passes_the_remainder_untouched(embedder, caplog):
+    # session 27's review: the check of a hop's later calls raised KeyError under readers_only
+    # (the hook runner logged and ignored it); it now stands aside without failing
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([call("add_to_shopping_list", item="eggs") + "\n" + call("add_to_shopping_list", item="milk")],
+                         preset="qwen2.5-coder-0.5b")
+    gate = RelevanceGate(embedder=embedder)
+    agent, home = home_agent(be, hooks=[gate, Remainder(gate=gate, readers_only=True), *default_slm_hooks(relevance=False)])
+    agent.run("add eggs and milk to the list")
+    assert home.shopping == ["eggs", "milk"]
+    assert not [r for r in caplog.records if "failed at before_tool" in r.getMessage()]

@@ -314,8 +314,11 @@ class Remainder(Hook):
         back: "Bathroom light on and put some Adele on, I'm getting in the bath." (dev30) ->
         ``add_to_shopping_list("Adele")`` beside the light; the part is the music's (0.48 ahead
         of the no-tool lines, the list far behind), so the extra hop plays it (home only)."""
-        if self.readers_only or not ctx.state(self).setdefault("hop_calls", {}).get(ctx.hop):
-            ctx.state(self)["hop_calls"][ctx.hop] = 1
+        if self.readers_only:
+            return None
+        hop_calls = ctx.state(self).setdefault("hop_calls", {})
+        if not hop_calls.get(ctx.hop):
+            hop_calls[ctx.hop] = 1  # the hop's first call: nothing beside it yet
             return None
         tool = ctx.registry.get(call.name)
         strings = [v.lower() for v in (call.arguments or {}).values() if isinstance(v, str) and len(v.strip()) >= 3] \
