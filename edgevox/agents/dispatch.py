@@ -138,6 +138,7 @@ class CallDispatch:
             yield ToolCallEvent(id=call.id, name=call.name, arguments=dict(call.arguments or {}), hop=hop)
         t0 = time.perf_counter()
         results: list[ToolResult] = []
+        hook_answered: set[int] = set()  # ids of results a hook made: no tool shaped them
         end_reply: str | None = None
         for call, job in planned:
             if isinstance(job, ToolResult):
@@ -149,6 +150,8 @@ class CallDispatch:
             if out.ended and end_reply is None:
                 end_reply = out.end_reply
             results.append(res)
+            if not dispatched:
+                hook_answered.add(id(res))
             record = call_record(call, res, hop, dispatched)
             record.confidence = getattr(call, "confidence", None)
             self.ctx.records.append(record)
@@ -164,7 +167,8 @@ class CallDispatch:
         self.last_failed = not all(r.ok for _, r in kept)
         if end_reply is not None:
             return Done(end_reply, STOP_HOOK)
-        said = self._tools_say([c for c, _ in kept], [r for _, r in kept])
+        said = None if any(id(r) in hook_answered for _, r in kept) else \
+            self._tools_say([c for c, _ in kept], [r for _, r in kept])
         more, self.ctx.more = self.ctx.more, None
         if said is not None and more and self.ctx.hops_left > 0:  # part of the request is still undone
             if self.ttft is None:
@@ -181,7 +185,8 @@ class CallDispatch:
 
     def _tools_say(self, calls: list, results: list) -> str | None:
         """The tools' own sentences (``@tool(say=...)``) when every call succeeded and has
-        one; None sends the results back to the model as before."""
+        one; None sends the results back to the model as before. Only results the tools
+        made come here: a hook's stand-in (the loop guard's) has not the fields ``say`` words."""
         sentences = []
         for call, res in zip(calls, results, strict=True):
             tool = self.agent.registry.get(call.name)

@@ -90,6 +90,21 @@ def test_the_model_words_it_when_a_call_fails_or_has_no_sentence():
         assert "one_hop_replies" not in agent.loop_stats
 
 
+def test_a_hooks_stand_in_result_is_worded_by_the_model_not_by_say(caplog):
+    """The loop guard answers a repeated call with a note, not a result of the tool's own
+    shape: ``say=`` would fail on it (a KeyError logged), so the model words the turn."""
+    from edgevox.agents.slm import LoopGuard
+
+    agent, backend = _agent([call("get_time") + "\n" + call("get_time"), "It is five past two."],
+                            hooks=[LoopGuard()])
+    with caplog.at_level("WARNING", logger="edgevox.tools"):
+        r = agent.run("What time is it?")
+    assert r.reply == "It is five past two."
+    assert [c.dispatched for c in r.calls] == [True, False]
+    assert r.hops == 2 and "one_hop_replies" not in agent.loop_stats
+    assert "could not word" not in caplog.text
+
+
 def test_a_call_starts_while_the_model_still_decodes():
     started = threading.Event()
     seen: list[bool] = []
