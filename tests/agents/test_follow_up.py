@@ -274,4 +274,8 @@ def test_a_follow_up_inside_what_wraps_it_is_still_the_follow_up():
     assert core_of("And Paris? Turn the lights off.", {"location": "Rome"}) == "And Paris? Turn the lights off"
     # dev30: a remark or what is not meant after the last comma
     assert core_of("no, make that 18, it's brown rice", {"minutes": 15, "label": "rice"}) == "no, make that 18"
+    # dev32 (session 28): the thanks and pleas of other Englishes ("abeg" became the timer's name)
+    assert core_of("No no, make it 35 abeg", {"minutes": 25}) == "No no, make it 35"
+    assert core_of("and the kitchen as well, ta", {"room": "dining room"}) == "and the kitchen as well"
+    assert core_of("play some songs I love", {"query": "jazz"}) == "play some songs I love"
     assert core_of("sorry, Dublin Ohio, not Ireland, my cousin lives there", {"location": "Dublin"}) == "sorry, Dublin Ohio"

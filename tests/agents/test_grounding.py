@@ -605,3 +605,49 @@ def test_dev23_a_free_text_argument_holding_another_tools_room_or_length():
     assert why_not("eggs 25 mins", TOOLS["play_music"], {"query": "eggs 25 mins"}, tools) == "unrelated"
     assert why_not("Take the bath salts off the list.", TOOLS["remove_from_shopping_list"], {"item": "bath salts"}, tools) is None
     assert why_not("Play ten minutes of rain sounds.", TOOLS["play_music"], {"query": "rain sounds"}, tools) is None
+
+
+def test_dev32_a_question_and_an_order_in_one_line_and_regional_words():
+    from edgevox.agents.hooks import TurnContext
+    from edgevox.agents.slm.grounding import orders_beside_a_question, reason_for
+    from edgevox.agents.slm.vocabulary import heard_words
+
+    tools = list(ToolRegistry(Home().tools()))
+    light = TOOLS["set_light"]
+    # dev32 (session 28): "Is it going to rain later? Oh and put the hall light on." -> the light
+    # blocked as a question ("Sorry, I can't check that."); each call is judged by its own sentence
+    mixed = "Is it going to rain later? Oh and put the hall light on."
+    assert orders_beside_a_question(mixed) and orders_beside_a_question("What time is it? And, like, play some Afrobeats.")
+    assert orders_beside_a_question("is it meant to be lashing later? oh and stick the hall light on while you're at it")
+    assert why_not(mixed, light, {"room": "hallway", "on": True}, tools) is None
+    assert why_not("What time is it? And, like, play some Afrobeats.", TOOLS["play_music"], {"query": "Afrobeats"}, tools) is None
+    # the question's own device is still only asked about, and one sentence is one question
+    assert why_not("Is the kitchen light on? And play some jazz.", light, {"room": "kitchen", "on": True}, tools) == "question"
+    assert not orders_beside_a_question("Is the kitchen light on? Is the heating on?")
+    assert why_not("Is the hall light on?", light, {"room": "hallway", "on": True}, tools) == "question"
+    # the weather in other Englishes
+    assert heard_words("Is it gonna be a scorcher in Perth this arvo?") == "Is it gonna be a sunny in Perth later?"
+    assert why_not("Is it gonna be a scorcher in Perth this arvo?", TOOLS["get_weather"], {"location": "Perth"}, tools) is None
+    assert heard_words("is it meant to be lashing later") == "is it meant to be rain later"
+
+    # a timer with a length nobody said, on a turn's first call: "Remind me to pay the NEPA bill on
+    # Friday morning" started a one-hour timer; after a timer of an earlier turn "same again" may repeat it
+    reg = ToolRegistry(Home().tools())
+
+    class Agent:
+        registry = reg
+
+    class Fresh:
+        messages: list = []
+
+    class AfterATimer:
+        messages = [{"role": "user", "content": "Timer for 10 minutes."},
+                    {"role": "assistant", "content": "", "tool_calls": [{"id": "1", "type": "function", "function": {
+                        "name": "start_timer", "arguments": '{"minutes": 10}'}}]}]
+
+    remind = "Remind me to pay the NEPA bill on Friday morning"
+    timer = reg.get("start_timer")
+    assert reason_for(TurnContext(agent=Agent(), text=remind, session=Fresh()), timer, {"hours": 1, "label": "pay"}) == "unrelated"
+    assert reason_for(TurnContext(agent=Agent(), text="Same again.", session=AfterATimer()), timer, {"minutes": 10}) is None
+    assert reason_for(TurnContext(agent=Agent(), text="set a timer for half an our", session=Fresh()), timer, {"minutes": 30}) is None
+    assert reason_for(TurnContext(agent=Agent(), text="Timer for 10 minutes.", session=Fresh()), timer, {"minutes": 10}) is None

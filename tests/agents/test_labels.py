@@ -97,6 +97,10 @@ def test_a_place_the_request_names_fills_a_reader_left_empty():
     assert fix_unsaid_place("Is it cold in Rome or in Oslo?", weather, {"location": None}) is None  # two places
     assert fix_unsaid_place("Weather in Melbourne.", weather, {}) == {"location": "Melbourne"}  # left out
     assert fix_unsaid_place("Set the Kitchen light in Melbourne.", TOOLS["set_light"], {"room": ""}) is None  # acts
+    # dev32 (session 28): "in all", a light's every-room value, for the weather of a line that never says it
+    assert fix_unsaid_place("Is it going to rain later? Oh and put the hall light on.", weather, {"location": "all"}) == {
+        "location": None}
+    assert fix_unsaid_place("Weather in all the big cities?", weather, {"location": "all"}) is None  # said
     # dev13 (session 22): a lower-case transcript's place, its last words
     assert fix_unsaid_place("whats the whether like in new york", weather, {"location": None}) == {"location": "New York"}
     assert fix_unsaid_place("whats the weather in paris today", weather, {"location": None}) == {"location": "Paris"}
@@ -142,3 +146,6 @@ def test_the_order_copied_into_a_things_name_is_dropped():
     assert fix_order_words("Put Your Records On by Corinne Bailey Rae", music, {"query": "Put Your Records On"}) is None
     assert fix_order_words("Chuck some Kylie on, would ya.", music, {"query": "chuck"}) == {"query": "Kylie"}  # dev21
     assert fix_order_words("Stick on some grime, yeah?", music, {"query": "stick"}) == {"query": "grime"}
+    # dev32 (session 28): a filler before the order ("Playing like, play some Afrobeats.")
+    assert fix_order_words("What time is it? And, like, play some Afrobeats.", music,
+                           {"query": "like, play some Afrobeats"}) == {"query": "Afrobeats"}

@@ -391,6 +391,13 @@ def test_a_sentence_that_tells_of_someone_asks_for_nothing(embedder):
     assert tells_of_someone("My son's flying there", agent.registry)
 
 
+def test_a_plea_to_do_the_rest_asks_for_nothing_of_its_own(embedder):
+    # dev32 (session 28): "Kindly do the needful" was a part of its own: the track skipped
+    be, agent, home = _home([call("play_music", query="A. R. Rahman"), call("media_control", action="next")], embedder)
+    r = agent.run("Kindly do the needful and put on some A. R. Rahman songs.")
+    assert [c.name for c in r.calls] == ["play_music"] and len(be.requests) == 1, r.calls
+
+
 def test_a_piece_that_says_its_tools_verb_is_done_beside_a_call_of_the_runner_up(embedder):
     # dev28 (session 27): "Correction: remove apples, add pears." removed the apples only
     be, agent, home = _home([call("remove_from_shopping_list", item="apples"),

@@ -56,6 +56,11 @@ def planned(text, registry, previous=None):
     ("Nobody's in the office any more and the light's still on, can you sort that out?",
      ("set_light", {"room": "office", "on": False})),
     ("The hall light's still on.", None),  # said, nothing asked
+    # dev32 (session 28): the next track for "can barely hear" (the noise said "with ... going"),
+    # the music stopped for "Sick of this track."
+    ("I can barely hear this song, you know, with the washing machine going.", ("set_volume", {"change": "up"})),
+    ("Sick of this track.", ("media_control", {"action": "next"})),
+    ("I'm sick of this weather.", None),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
     assert planned(text, home) == expected
@@ -128,6 +133,8 @@ def test_a_bare_way_or_comparative_moves_the_action_just_done(home):
     # dev28 (session 27): the item named in so many words is the one the model writes
     ("We've run out of loo roll again, dear. Would you mind jotting toilet paper down on the shopping list?", None),
     ("We've run out of loo roll, put loo roll on the list.", "loo roll"),
+    # dev32 (session 28): the time was read
+    ("I've just used the last of the washing-up liquid, so we'll be needing more of that.", "washing-up liquid"),
 ])
 def test_out_of_something_puts_it_on_the_list(home, text, item):
     assert planned(text, home) == (("add_to_shopping_list", {"item": item}) if item else None)

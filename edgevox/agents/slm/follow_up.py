@@ -106,7 +106,7 @@ def retarget(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, An
 #: "And in Rome?", "What about Lisbon?", "How about for New York?", "And over in Zagreb?" (dev21):
 #: a new name, nothing else
 #: words said capitalised after "No," or "Sorry," that name nothing ("No, Thanks.")
-_NOT_NAMES = frozenset("thanks thank okay ok please nothing yes yeah yep never cheers fine good great forget leave".split())
+_NOT_NAMES = frozenset("thanks thank okay ok please nothing yes yeah yep never cheers fine good great forget leave ta abeg kindly".split())
 #: or a name said instead ("sorry, Melbourne", dev26)
 _NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how about|(?:sorry|no|nah|oops|actually|i meant)\W*(?:i meant)?)"
                        r"\s+(?i:(?:over|out|up|down)\s+)?(?i:in\s+|for\s+|at\s+)?"
@@ -283,7 +283,8 @@ def corrects(text: str, args: Mapping[str, Any] | None, thing: Mapping[str, Any]
 #: what wraps a follow-up without changing it: a sound, an apology, "would you", a word for the listener
 _OPENING = re.compile(r"^\W*(?:(?:oh|ah|um|uh|well)\W+)*(?:(?:i'm|i\s+am)\s+(?:so\s+|very\s+|terribly\s+)?(?=sorry\b))?", re.I)
 _ASKING = re.compile(r"^(?:(?:would|could|can|will)\s+you\s+(?:please\s+)?)", re.I)
-_CLOSING = re.compile(r"\s*,\s*(?:dear|love|please|thanks|mate|sweetheart|darling|pet)\W*$", re.I)
+#: (and the thanks and pleas of other Englishes: "and the kitchen as well, ta", "make it 35 abeg", dev32)
+_CLOSING = re.compile(r"(?:\s*,\s*(?:dear|love|thanks|mate|sweetheart|darling|pet)|\s*,?\s*\b(?:please|pls|ta|cheers|abeg))\W*$", re.I)
 
 
 def core_of(text: str, arguments: Mapping[str, Any]) -> str:

@@ -97,7 +97,7 @@ from edgevox.agents.slm.vocabulary import (
     without_idioms,
 )
 
-__all__ = ["HANDOVER", "NOTE", "PLANNED", "RELATED", "REPLIES", "VERDICT", "Grounding", "changes_things", "is_question", "reason_for", "target_words", "tool_words",
+__all__ = ["HANDOVER", "NOTE", "PLANNED", "RELATED", "REPLIES", "VERDICT", "Grounding", "changes_things", "is_question", "orders_beside_a_question", "reason_for", "target_words", "tool_words",
            "unknown_place", "unserved_devices", "why_not"]
 
 #: the blocked call's error (recorded with the call; the turn ends with REPLIES[reason])
@@ -186,6 +186,42 @@ def is_question(text: str) -> bool:
     return words[0] in _ASKS or (asked and words[0] not in _POLITE)
 
 
+#: the words that may open a sentence said after another before what it orders ("Oh and put the
+#: hall light on.", "And, like, play some Afrobeats.", dev32)
+_OPENS_AFTER = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually)\W+)*")
+
+
+def sentences(request: str) -> list[str]:
+    """The sentences of a line, cut after ``?``, ``!`` and ``.`` (not an initial's), whatever
+    follows: a transcript's next sentence may open in lower case."""
+    return [s for s in re.split(r"(?<=[?!.])(?<!\b[A-Z]\.)\s+", request.strip()) if s.strip()]
+
+
+def _orders(sentence: str) -> bool:
+    return not is_question(sentence) and bool(_ORDERS_PIECE.match(_OPENS_AFTER.sub("", sentence.lower())))
+
+
+def orders_beside_a_question(request: str) -> bool:
+    """Does a line of several sentences ask in one and order in another ("Is it going to rain
+    later? Oh and put the hall light on.", dev32)? Then it is no question as a whole: each
+    call is judged by the sentence it serves (``asked_of``)."""
+    parts = sentences(request)
+    return len(parts) > 1 and any(map(_orders, parts)) and any(map(is_question, parts))
+
+
+def asked_of(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
+    """Is the call of ``tool`` about a question of ``request``: the line is one, and no
+    sentence that orders it is the call's (shares a word of the tool or a value of the call)?"""
+    if not is_question(request):
+        return False
+    if not orders_beside_a_question(request):
+        return True
+    values = [str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, str) and v.strip()]
+    own = tool_words(tool)
+    return not any(_orders(s) and (content_words(s) & own or any(v in s.lower() for v in values))
+                   for s in sentences(request))
+
+
 #: a line that tells how a thing is or was, or what someone did: "my shopping list is basically
 #: just snacks", "that light bulb in the hallway needs replacing", "we ran the heating all winter"
 #: (dev30: each made a call)
@@ -194,6 +230,7 @@ _TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|
                     r"|(?:we|i|they|he|she)\s+(?:ran|had|used|left|did|bought|got|paid|went|spent|tried|always|never|usually)\b)")
 #: a piece of a line that orders or asks for something
 _ORDERS_PIECE = re.compile(r"^\W*(?:please\s+)?(?:turn|switch|set|put|play|add|start|cancel|stop|pause|skip|dim|make|give|"
+                           r"stick|chuck|bung|whack|kill|flip|knock|lower|raise|mute|resume|"
                            r"bring|pop|get|crank|take|remove|tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
                            r"(?:i|we|he|she|they)'d\s+(?:like|love)|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want)|give\s+me)\b")
 
@@ -435,7 +472,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
     if changes_things(tool) and tells_not_asks(request):
         return "remark"  # "we ran the heating all winter and the bill was shocking" (dev30)
-    if is_question(request) and (changes_things(tool) or home_place(request, tool, arguments, tools)
+    if asked_of(request, tool, arguments) and (changes_things(tool) or home_place(request, tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
         return "question"
     if unknown_place(request, tool, arguments, tools):
@@ -694,7 +731,15 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
         before = previous_request(ctx)
         if before and why_not(f"{before} {ctx.text}", tool, arguments, tools) is None:
             return None  # "Now turn it off again." after "Bathroom light on."
+    if reason is None and invents_a_length(ctx.text, tool, arguments) and not _called_before(ctx, tool.name):
+        return "unrelated"  # "Remind me to pay the NEPA bill on Friday morning" -> a one-hour timer (dev32)
     return reason
+
+
+def _called_before(ctx: TurnContext, name: str) -> bool:
+    """Did an earlier turn of the session call ``name`` ("Same again." may repeat its length)?"""
+    return any((c.get("function") or {}).get("name") == name for m in getattr(ctx.session, "messages", [])
+               for c in m.get("tool_calls") or ())
 
 
 #: keys of the grounding hook's turn state that another hook (the relevance gate) may set
@@ -748,7 +793,7 @@ def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: l
     return False
 
 
-_SAYS_A_LENGTH = re.compile(rf"\b(?:{TIME_UNITS}|hrs?)\b")
+_SAYS_A_LENGTH = re.compile(rf"\b(?:{TIME_UNITS}|hrs?)\b|\b(?:an|for)\s+our\b")  # a transcript's "half an our" (dev12)
 #: a number that is a level, not a length ("at 50 percent", "twenty degrees")
 _A_LEVEL = re.compile(r"[\w-]+\s*(?:%|per\s*cent\b|degrees?\b)")
 

@@ -184,6 +184,13 @@ def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
         words = [w for w in m.group(1).split() if w not in _WHEN_SAID]
         if words and not set(words) & (_NOT_A_PLACE | TIME_NAMES | HOME_PLACES | GENERIC | FILLERS):
             names = [" ".join(w.capitalize() for w in words)]
+    first = params[0] if params else None
+    given = str(arguments.get(first) or "").strip().lower() if first else ""
+    if given in _EVERY_VALUE and first.lower() in PLACE_KEYS and not enum_of(properties(tool)[first]) \
+            and first not in ((tool.parameters or {}).get("required") or ()) and not re.search(rf"\b{given}\b", request.lower()):
+        # "Is it going to rain later? Oh and put the hall light on." (dev32): the weather "in all",
+        # a light's every-room value the request never says: the weather here
+        return {**arguments, first: None}  # (not left out: an empty dict reads as no repair)
     if len(empty) != 1 or len(set(names)) != 1:
         return None
     return {**arguments, empty[0]: names[0]}
@@ -239,10 +246,11 @@ def fix_said_room(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict
     return None
 
 
-#: the order copied into a thing's name: "put some Adele on" (dev30: "Playing put some Adele on.")
+#: the order copied into a thing's name: "put some Adele on" (dev30: "Playing put some Adele on."),
+#: after a filler ("like, play some Afrobeats", dev32)
 _ORDER_VERBS = frozenset("put stick pop chuck throw whack".split())  # what puts a thing on
 _PUTS = "|".join(sorted(_ORDER_VERBS))
-_ORDER_HEAD = re.compile(rf"^(?:{_PUTS}|play|get)\s+(?:on\s+(?:(?:some|a\s+bit\s+of|the|a|an)\s+)?"
+_ORDER_HEAD = re.compile(rf"^(?:(?:like|and|oh|so|um|uh)\W+)*(?:{_PUTS}|play|get)\s+(?:on\s+(?:(?:some|a\s+bit\s+of|the|a|an)\s+)?"
                          r"|(?:some|a\s+bit\s+of|the|a|an)\s+)", re.I)  # not a title: "Put Your Records On"
 _ORDER_TAIL = re.compile(r"\s+on$", re.I)
 #: the thing such an order puts on: "chuck some Kylie on", "stick on some grime"

@@ -15,8 +15,9 @@ from edgevox.agents.slm.amounts import JOIN
 #: a longer "part" is a paragraph of context or instructions, not half of a spoken request
 MAX_PART_WORDS = 30
 #: the end of a sentence: ".", "?" or "!", space, and a capital (or a quote) starting the next;
-#: not after a title or an abbreviation ("Doe vs. Smith", "Dr. Lee", "Acme Inc. Ltd")
-SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\bvs\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)"
+#: not after a title, an abbreviation or an initial ("Doe vs. Smith", "Dr. Lee", "Acme Inc. Ltd",
+#: "some A. R. Rahman songs", dev32)
+SENTENCE_END = re.compile(r"(?<=[.?!])(?<!\b[A-Z]\.)(?<!\bvs\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)"
                           r"(?<!\bMt\.)(?<!\bJr\.)(?<!\bSr\.)(?<!\bNo\.)(?<!\bInc\.)(?<!\bLtd\.)(?<!\bCo\.)"
                           r"\s+(?=[A-Z\"'])")
 

@@ -35,6 +35,7 @@ from edgevox.agents.slm.grounding import (
     Grounding,
     asks_another_service,
     is_question,
+    orders_beside_a_question,
     reason_for,
 )
 from edgevox.agents.slm.parts import parts_of
@@ -291,7 +292,8 @@ class RelevanceGate(Hook):
         one that reads it, not the setter it sounds like. Measured on dev, dev2 and dev3:
         every such question was a line no tool serves, and every question a tool answers
         (the weather, the time) was nearest to that tool."""
-        if not self.unreported or not is_question(ctx.text) or rel.best[0] is None or asks_the_hour(ctx.text):
+        if not self.unreported or not is_question(ctx.text) or rel.best[0] is None or asks_the_hour(ctx.text) \
+                or orders_beside_a_question(ctx.text):  # each call judged by its own sentence (grounding)
             return False
         tool, (other, sim) = ctx.registry.get(rel.best[0]), rel.second
         if changes_things(tool):

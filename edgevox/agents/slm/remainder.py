@@ -100,11 +100,16 @@ def asks(text: str, part: str) -> bool:
     return True
 
 
+#: a piece that only asks for the rest to be done ("Kindly do the needful and put on some A. R.
+#: Rahman songs.", dev32: skipped the track for "do the needful")
+_DO_THE_REST = re.compile(r"^\W*(?:(?:please|kindly|abeg)\s+)*(?:do\s+the\s+needful|do\s+me\s+a\s+favou?r)\W*$", re.I)
+
+
 def orders_nothing(ctx: TurnContext, piece: str) -> bool:
     """Is ``piece`` of the request no order for another call: a remark, a question, a device no
-    tool serves, or a paragraph (over ``MAX_PART_WORDS``)?"""
+    tool serves, a plea to do the rest, or a paragraph (over ``MAX_PART_WORDS``)?"""
     return (is_remark(piece) or len(piece.split()) > MAX_PART_WORDS or asks(ctx.text, piece)
-            or bool(unserved_devices(piece, list(ctx.registry))))
+            or bool(_DO_THE_REST.match(piece)) or bool(unserved_devices(piece, list(ctx.registry))))
 
 
 def comma_pieces(part: str) -> list[str]:
@@ -153,6 +158,7 @@ class Remainder(Hook):
             if not self.readers_only and part in joined and (beside := self._beside_a_call(ctx, part, rel, called)):
                 return (beside,), part
             if name is None or name in called or rel.margin < self.call_above or is_remark(part) or _TOLD_WHEN.search(part.lower()) \
+                    or _DO_THE_REST.match(part) \
                     or tells_of_someone(part, ctx.registry):
                 continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
             names = ((name,) if sim - near >= self.lead or (other in called and self._says_verb(part, name))

@@ -20,7 +20,7 @@ WORD = re.compile(r"[a-z]+")
 GENERIC = frozenset("""
 a an the to of in on off for and or but with at by from into out up down over it its this that
 these those there here is are was be been am do does did can could would will should may might
-i me my we our you your he she they them please pls thanks thank just now then so some any all
+i me my we our you your he she they them please pls thanks thank ta abeg kindly cheers just now then so some any all
 every what which who how when where why yes no not turn set make get put switch give let tell
 want need like know see go going have has had one two three four five six seven eight nine ten
 bit little more less very really much many again also too
@@ -175,6 +175,10 @@ HEARD = (  # a name the speaker calls the assistant by, first ("Computer, play s
          (re.compile(r"\b(the|a)\s+hole\s+(?=lights?\b|lamps?\b)"), r"\1 hall "),
          # and the idioms of rain, read as the word ("is it going to chuck it down?", dev19)
          (re.compile(r"\b(?:chuck|bucket|tip|pour|piss|pelt|teem|lash)(?:s|ed|ing)?\s+(?:it\s+)?down\b"), "rain"),
+         # regional words for the weather ("is it meant to be lashing later?", "Is it gonna be a
+         # scorcher in Perth this arvo?", dev32)
+         (re.compile(r"\b(?:lashing|bucketing|drizzly|drizzling|mizzling)\b"), "rain"),
+         (re.compile(r"\bscorch(?:er|ing)\b"), "sunny"), (re.compile(r"\bthis\s+arvo\b"), "later"),
          # "Ninety minutes on the clock for the ham, please." (dev21): a length on the clock is a timer
          (re.compile(r"\b((?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\s+)on\s+the\s+clock\b"), r"\1on the timer"),
          # "Kill the tunes, mate." (dev21): the music

@@ -324,8 +324,9 @@ washing laundry ironing cleaning dishes chores homework work jobs episodes serie
 """.split())
 
 
-#: "We've used the last of the ketchup.", "um we need more like toothpaste", "We could do with some rice."
-_NEED = re.compile(r"\b(?:(?:we|i)(?:'ve|\s+have)?\s+used\s+(?:up\s+)?(?:the\s+)?last\s+of\s+|"
+#: "We've used the last of the ketchup.", "um we need more like toothpaste", "We could do with some rice.",
+#: "I've just used the last of the washing-up liquid" (dev32)
+_NEED = re.compile(r"\b(?:(?:we|i)(?:'ve|\s+have)?\s+(?:just\s+|already\s+)?used\s+(?:up\s+)?(?:the\s+)?last\s+of\s+|"
                    r"(?:we|we'll|we'd)\s+(?:need|could\s+use|could\s+do\s+with|will\s+need|would\s+need)\s+"
                    r"(?:some\s+)?(?:more\s+)?)(?:like\s+|the\s+|our\s+)?(?!to\b|a\b|an\b|it\b|that\b|this\b)"
                    r"([a-z][a-z' -]*?)\s*(?:[.!?,;]|\bagain\b|\bplease\b|$)")
@@ -389,7 +390,10 @@ TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "re
              # this one again"); "Get the tunes going again where they left off." -> play_music("tunes")
              "before this one": "previous", "the one before": "previous", "going again": "play",
              # dev26 (session 26): "can the music wait for now" skipped the track
-             "music wait": "pause", "song wait": "pause", "on hold": "pause", "hold the music": "pause"}
+             "music wait": "pause", "song wait": "pause", "on hold": "pause", "hold the music": "pause",
+             # dev32 (session 28): "Sick of this track." stopped the music
+             **dict.fromkeys((f"{tired} this {played}" for tired in ("sick of", "tired of", "fed up with", "fed up of", "bored of")
+                              for played in ("song", "track", "tune")), "next")}
 
 
 #: what any player plays, whatever the tool calls it ("the tunes": dev12)
@@ -592,7 +596,8 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
         return player  # before the devices: dishwasher tablets are bought, not a dishwasher
     # the noise one cannot hear over is not what the request is about ("hear the song over the dishwasher")
     # "I can't hear a thing over the washing machine." (dev16): the noise's name runs to the clause's end
-    heard = re.sub(r"\b(hear\b.*?)\s+over\s+(?:the|my|our|all\s+the)\s+[\w' -]+", r"\1", request.lower())
+    # or said with "with ... going" ("I can barely hear this song, you know, with the washing machine going.", dev32)
+    heard = re.sub(r"\b(hear\b.*?)\s+(?:over|with)\s+(?:the|my|our|all\s+the)\s+[\w' -]+", r"\1", request.lower())
     if unserved_devices(heard, list(registry)):
         return None  # "The fan is too loud.": not ours
     if muted := mute_call(request, registry) or level_call(request, registry) or left_on_call(request, registry):
