@@ -624,6 +624,8 @@ def test_dev32_a_question_and_an_order_in_one_line_and_regional_words():
     # the question's own device is still only asked about, and one sentence is one question
     assert why_not("Is the kitchen light on? And play some jazz.", light, {"room": "kitchen", "on": True}, tools) == "question"
     assert not orders_beside_a_question("Is the kitchen light on? Is the heating on?")
+    # a want to know asks too (dev30: a timer started for "the shower")
+    assert not orders_beside_a_question("how much time is on the timer? I want to know if I can hop in the shower")
     assert why_not("Is the hall light on?", light, {"room": "hallway", "on": True}, tools) == "question"
     # the weather in other Englishes
     assert heard_words("Is it gonna be a scorcher in Perth this arvo?") == "Is it gonna be a sunny in Perth later?"

@@ -398,6 +398,13 @@ def test_a_plea_to_do_the_rest_asks_for_nothing_of_its_own(embedder):
     assert [c.name for c in r.calls] == ["play_music"] and len(be.requests) == 1, r.calls
 
 
+def test_a_part_is_read_as_heard(embedder):
+    # dev32 (session 28): "lashing" is rain; the weather part was left undone
+    be, agent, home = _home([call("set_light", room="hallway", on=True), call("get_weather")], embedder)
+    r = agent.run("is it meant to be lashing later? oh and stick the hall light on while you're at it")
+    assert [c.name for c in r.calls] == ["set_light", "get_weather"] and len(be.requests) == 2, r.calls
+
+
 def test_a_piece_that_says_its_tools_verb_is_done_beside_a_call_of_the_runner_up(embedder):
     # dev28 (session 27): "Correction: remove apples, add pears." removed the apples only
     be, agent, home = _home([call("remove_from_shopping_list", item="apples"),

@@ -197,8 +197,14 @@ def sentences(request: str) -> list[str]:
     return [s for s in re.split(r"(?<=[?!.])(?<!\b[A-Z]\.)\s+", request.strip()) if s.strip()]
 
 
+#: a want that is to know: "how much time is on the timer? I want to know if I can hop in the
+#: shower" (dev30) asks twice
+_WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s+)?(?:know|find\s+out|check|see|hear\s+if)\b")
+
+
 def _orders(sentence: str) -> bool:
-    return not is_question(sentence) and bool(_ORDERS_PIECE.match(_OPENS_AFTER.sub("", sentence.lower())))
+    low = _OPENS_AFTER.sub("", sentence.lower())
+    return not is_question(sentence) and bool(_ORDERS_PIECE.match(low)) and not _WANTS_TO_KNOW.search(low)
 
 
 def orders_beside_a_question(request: str) -> bool:

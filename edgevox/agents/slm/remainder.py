@@ -43,6 +43,7 @@ from edgevox.agents.slm.vocabulary import (
     WORD,
     changes_things,
     enum_of,
+    heard_words,
     is_number,
     is_remark,
     may_act,
@@ -305,7 +306,9 @@ class Remainder(Hook):
             return None
         if commas:
             parts = [piece for part in parts for piece in [part, *comma_pieces(part)]]
-        return ((part, index.relevance(part)) for part in parts)
+        # each part as heard ("is it meant to be lashing later?", dev32: the weather's -0.05 ahead
+        # of the no-tool lines, "rain" +0.52), as the gate reads the whole request
+        return ((part, index.relevance(heard_words(part, ctx.registry))) for part in parts)
 
     @staticmethod
     def note(found: tuple[tuple[str, ...], str]) -> str:
