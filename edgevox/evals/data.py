@@ -14,7 +14,7 @@ the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), rea
 number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
 one; tune on dev only, report test as held out.
 
-An item may name its split instead (``"split": "dev2"`` to ``"dev33"``): tuning
+An item may name its split instead (``"split": "dev2"`` to ``"dev35"``): tuning
 sets written later, to catch rules that fit only dev's phrasings (dev3 mostly of lines no tool serves;
 dev4 written in session 6 over the outside set's topics and run once before any change, as a
 fresh estimate of how the shipped agent does on phrasings it was not tuned on; dev5 the same,
@@ -45,7 +45,10 @@ and chatter that only mentions a device: dev30 tuned on, dev31 run only before a
 dev33 the same again, session 28, everyday speech across English-speaking regions (US, UK, Irish,
 Scottish, Australian, Indian, South African, Nigerian) with disfluencies, false starts and questions
 mixed with orders, and lines no tool serves worded close to requests: dev32 tuned on, dev33 run
-only before and after).
+only before and after; dev34 and dev35 the same again, later in session 28, short plain commands as
+daily users of a Home Assistant voice satellite say them, weighted to the outside set's topics (timers
+in every spoken form, quantities on the list, devices no tool serves driven with a light's verbs):
+dev34 tuned on, dev35 run only before and after).
 They are never part of dev, test or "all".
 """
 
@@ -60,7 +63,7 @@ from typing import Any
 #: splits an item may name itself (tuning sets outside the hashed dev/test split)
 NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18",
                "dev19", "dev20", "dev21", "dev22", "dev23",
-               "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33")
+               "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
