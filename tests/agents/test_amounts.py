@@ -307,6 +307,11 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert corrected("Thermostat to 23, erm, let's say 22.") == "thermostat to 22"
     assert corrected("Start a timer for 2 hours, er, 1 hour 40.") == "start a timer for 1 hour 40"
     assert corrected("Set a timer for one hour, uh, forty minutes.") is None  # the length goes on
+    # dev34 (session 28): the length not meant said after the one meant (a 2 hour 20 minute timer)
+    assert corrected("Oops, 20 minutes, not 2 hours.") == "oops 20 minutes"
+    assert corrected("Not an hour, 45 minutes.") == "45 minutes"
+    assert corrected("Twenty degrees, not twenty five degrees.") == "twenty degrees"
+    assert corrected("I do not want 3 timers") is None
     assert fix_unsaid_number("Volume to thirty, no wait, forty-five.", volume, {"level": 30})["level"] == 45
     assert fix_unsaid_number("Heating to twenty-four... no, sorry, twenty-two.", heating,
                              {"temperature": 24, "unit": "celsius"})["temperature"] == 22

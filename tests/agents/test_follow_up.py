@@ -274,8 +274,18 @@ def test_a_follow_up_inside_what_wraps_it_is_still_the_follow_up():
     assert core_of("And Paris? Turn the lights off.", {"location": "Rome"}) == "And Paris? Turn the lights off"
     # dev30: a remark or what is not meant after the last comma
     assert core_of("no, make that 18, it's brown rice", {"minutes": 15, "label": "rice"}) == "no, make that 18"
+    assert core_of("sorry, Dublin Ohio, not Ireland, my cousin lives there", {"location": "Dublin"}) == "sorry, Dublin Ohio"
     # dev32 (session 28): the thanks and pleas of other Englishes ("abeg" became the timer's name)
     assert core_of("No no, make it 35 abeg", {"minutes": 25}) == "No no, make it 35"
     assert core_of("and the kitchen as well, ta", {"room": "dining room"}) == "and the kitchen as well"
     assert core_of("play some songs I love", {"query": "jazz"}) == "play some songs I love"
-    assert core_of("sorry, Dublin Ohio, not Ireland, my cousin lives there", {"location": "Dublin"}) == "sorry, Dublin Ohio"
+    # dev34: a remark on someone else ("Baby's asleep." answered in words)
+    assert core_of("no, 40, the baby's asleep", {"level": 70}) == "no, 40"
+
+
+def test_oops_corrects_the_call_before():
+    from edgevox.agents.slm.follow_up import corrects
+
+    # dev34 (session 28): "Oops, 20 minutes, not 2 hours." started a second timer of 2 h 20 min
+    assert corrects("Oops, 20 minutes", {"minutes": 20}, None)
+    assert not corrects("And 20 minutes", {"minutes": 20}, None)

@@ -653,3 +653,11 @@ def test_dev32_a_question_and_an_order_in_one_line_and_regional_words():
     assert reason_for(TurnContext(agent=Agent(), text="Same again.", session=AfterATimer()), timer, {"minutes": 10}) is None
     assert reason_for(TurnContext(agent=Agent(), text="set a timer for half an our", session=Fresh()), timer, {"minutes": 30}) is None
     assert reason_for(TurnContext(agent=Agent(), text="Timer for 10 minutes.", session=Fresh()), timer, {"minutes": 10}) is None
+
+
+def test_dev34_a_call_to_a_person_is_another_service():
+    tools = list(ToolRegistry(Home().tools()))
+    # dev34 (session 28): "Call Grandma on speaker" played the music
+    assert why_not("Call Grandma on speaker", TOOLS["media_control"], {"action": "play"}, tools) == "unrelated"
+    assert why_not("Could you phone my sister", TOOLS["play_music"], {"query": "sister"}, tools) == "unrelated"
+    assert why_not("call it a day, lights off", TOOLS["set_light"], {"room": "all", "on": False}, tools) is None

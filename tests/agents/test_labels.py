@@ -44,6 +44,8 @@ TIMER = TOOLS["start_timer"]
     # dev13 (session 21): a name of two words after "for the"
     ("Two and a half hours on the timer for the slow cooker.", "slow cooker"),
     ("A timer for the big roast.", None),  # a word that describes is no name
+    # dev34 (session 28): a piece of the length before "timer" ("half")
+    ("An hour and a half timer for the bread, please.", "bread"),
 ])
 def test_the_name_a_request_gives(text, name):
     assert said_name(text, TIMER) == name

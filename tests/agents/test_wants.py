@@ -33,6 +33,8 @@ def planned(text, registry, previous=None):
     # dev (session 8): no call, and pause for "Unpause it."
     ("Skip this one.", ("media_control", {"action": "next"})),
     ("Unpause it.", ("media_control", {"action": "play"})),
+    # dev34 (session 28): the weather and the volume were called
+    ("Can we hear the one before this again?", ("media_control", {"action": "previous"})),
     ("Go back one song, please.", ("media_control", {"action": "previous"})),
     # dev7 (session 8, run after the hook was written): stop, nothing, nothing
     ("The speakers are deafening, bring them down.", ("set_volume", {"change": "down"})),

@@ -198,13 +198,20 @@ def _redone(request: str) -> str | None:
     return " ".join([w for k, w in enumerate(words) if k not in drop] + TOKEN.findall(request[m.end():].lower().replace("-", " ")))
 
 
+#: an amount said to be not meant, after the one that is: "Oops, 20 minutes, not 2 hours." (dev34:
+#: a timer of 2 hours 20 minutes)
+_NOT_AMOUNT = re.compile(r"\bnot\s+(?:(?:an?|one)\s+(?=hour|minute|second)|(?:\d+(?:\.\d+)?|[a-z]+(?:[\s-][a-z]+)?)\s*)"
+                         r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|degrees?|percent|%)(?!\w)")
+
+
 def corrected(request: str) -> str | None:
     """``request`` without a number the speaker took back and the words that took it back
-    ("Volume to thirty, no wait, forty-five." -> "volume to forty five"), in lower-case words;
-    None when it takes nothing back."""
+    ("Volume to thirty, no wait, forty-five." -> "volume to forty five"; "20 minutes, not 2
+    hours" -> "20 minutes"), in lower-case words; None when it takes nothing back."""
     if (redone := _redone(request)) is not None:
         return redone
-    words = TOKEN.findall(request.lower().replace("-", " "))  # "twenty's plenty": twenty, s, plenty
+    said = _NOT_AMOUNT.sub(" ", request.lower())
+    words = TOKEN.findall(said.replace("-", " "))  # "twenty's plenty": twenty, s, plenty
     found = numbers_in(words)
     kept = list(words)
     for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
@@ -212,7 +219,7 @@ def corrected(request: str) -> str | None:
         between = [w for k, w in enumerate(words[i + width:j]) if not (k == 0 and w in _UNIT_WORDS)]
         if between and set(between) <= _CORRECTING and (set(between) & _TAKES_BACK or _same_unit_again(words, i + width, j)):
             kept = kept[:i] + kept[j:]
-    return " ".join(kept) if kept != words else None
+    return " ".join(kept) if kept != words or said != request.lower() else None
 
 
 def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -256,7 +256,8 @@ def undoing_call(registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tupl
 #: "Wait, not apples, pears.", "No, not the pasta, the rice.": the previous call's thing swapped
 _NOT_THAT = r"^\W*(?:(?:wait|no|nah|sorry|actually|oh|oops)\W+)*not\s+(?:the\s+|my\s+)?{old}\W+(?:i\s+meant\s+|it's\s+|the\s+)?(.+?)\W*$"
 #: words that say a follow-up corrects the call before rather than adds to it ("Make that 8 minutes.")
-_CORRECTS = re.compile(r"\b(?:make\s+(?:that|it)|change\s+(?:that|it)|no|nah|not|actually|instead|i\s+meant|sorry|rather)\b")
+_CORRECTS = re.compile(r"\b(?:make\s+(?:that|it)|change\s+(?:that|it)|no|nah|not|actually|instead|i\s+meant|sorry|rather"
+                       r"|oops|whoops|my\s+bad)\b")  # "Oops, 20 minutes, not 2 hours." (dev34)
 #: the one-off note of the hop that makes the corrected call after the undo
 REDO_NOTE = "Now call {tool} again, as the user just corrected it."  # not "Call ...": the remainder's notes
 

@@ -301,6 +301,11 @@ _ELSEWHERE = (
                r"(order)\s+(?:a|an|some|me|us|the|our)\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
                r"(sing|hum|whistle|rap|dance)\b"),
+    # a call to a person ("Call Grandma on speaker", dev34: the music played), not "call it a day"
+    # nor a timer's "ring me in ten minutes"
+    re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
+               r"(call|phone|dial|facetime|ring)\s+(?!(?:it|that|this|me\s+(?:in|when|after|at|once))\b"
+               r"|the\s+(?:api|function|endpoint|service|method|tool)\b)"),
     # an alarm said by what it does ("wake me up at six tomorrow", dev26: a timer, then the weather);
     # not a length ("wake me up in 20 minutes" is a timer)
     re.compile(r"\b(wake)\s+(?:me|us|him|her|them|the\s+kids)\b(?!(?:\s+up)?\s+in\b)"),

@@ -42,7 +42,8 @@ from edgevox.agents.slm.vocabulary import (
 _NAMES = frozenset({"label", "name", "title", "tag"})
 #: words before a target word that describe it rather than name it
 _NOT_NAMES = frozenset({"quick", "short", "long", "new", "another", "second", "other", "first", "next", "last",
-                        "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min"})
+                        "same", "simple", "little", "big", "countdown", "minutes", "hours", "seconds", "min",
+                        "half", "quarter"})  # "An hour and a half timer for the bread" (dev34: named "half")
 #: "for the dough to prove,", "for the scones on the timer.", "for the shepherd's pie.", "for the
 #: slow cooker." (a name of two words, dev13)
 _FOR = re.compile(r"\bfor\s+(?:the|my|our)\s+([a-z]+(?:\s+[a-z]+)?)(?:'s\s+[a-z]+|\s+to\s+[a-z]+|\s+(?:on|in)\s+(?:the|my|our)\s+[a-z]+)?"
@@ -122,11 +123,10 @@ _TAKING_BACK = frozenset("no nah nope wait sorry actually oops".split())
 
 def _names_nothing(value: str, *, lengths: bool) -> bool:
     """Is ``value`` only fillers or words that take something back, or (with ``lengths``) a
-    length ("15 minutes")?"""
+    length or a piece of one ("15 minutes", "half")?"""
     words = re.findall(r"[a-z]+|\d+", value.lower())
     return bool(words) and (all(w in FILLERS or w in _TAKING_BACK for w in words)
-                            or lengths and any(w.rstrip("s") in SECONDS for w in words)
-                            and all(w.isdigit() or w in _LENGTH_WORDS or w.rstrip("s") in SECONDS for w in words))
+                            or lengths and all(w.isdigit() or w in _LENGTH_WORDS or w.rstrip("s") in SECONDS for w in words))
 
 
 def fix_respelt_name(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

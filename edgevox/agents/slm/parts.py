@@ -44,8 +44,9 @@ def parts_of(text: str) -> list[str]:
 
 
 #: a sentence or a comma piece that tells of someone or of the speaker ("My son's flying there.",
-#: "..., I'm getting in the bath"): it asks for nothing
-ASIDE = re.compile(r"^\W*(?:my|our|his|her|their|he|she|they|i|i'm|i've|we|we're|it's|that's)\b", re.I)
+#: "..., I'm getting in the bath", "..., the baby's asleep"): it asks for nothing
+ASIDE = re.compile(r"^\W*(?:my|our|his|her|their|he|she|they|i|i'm|i've|we|we're|it's|that's"
+                   r"|the\s+[a-z]+(?:'s|\s+(?:is|are|was|were|has|have)))\b", re.I)  # "..., the baby's asleep" (dev34)
 #: ... unless it says what the speaker meant ("I meant Dubai")
 _MEANT = re.compile(r"\W*i\s+(?:meant|mean|said|wanted)\b", re.I)
 

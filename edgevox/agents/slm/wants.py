@@ -410,7 +410,8 @@ def names_nothing(tool: Any, arguments: Mapping[str, Any], said: Iterable[str] =
 
 
 #: what a player's command may come with ("Skip this one.", "Unpause it, please.")
-_PLAYER_GLUE = frozenset("this one it song track tune tunes music please nah no yeah yes actually just".split()) | GLUE | FILLERS
+_PLAYER_GLUE = frozenset("this one it song track tune tunes music please nah no yeah yes actually just".split()) | GLUE | FILLERS \
+    | frozenset("can could we hear listen again".split())  # "Can we hear the one before this again?" (dev34)
 
 
 #: a remark that takes the line back ("hang on, no, nothing, sorry, carry on", dev30: go on talking)
