@@ -14,7 +14,7 @@ the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), rea
 number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
 one; tune on dev only, report test as held out.
 
-An item may name its split instead (``"split": "dev2"`` to ``"dev35"``): tuning
+An item may name its split instead (``"split": "dev2"`` to ``"dev37"``): tuning
 sets written later, to catch rules that fit only dev's phrasings (dev3 mostly of lines no tool serves;
 dev4 written in session 6 over the outside set's topics and run once before any change, as a
 fresh estimate of how the shipped agent does on phrasings it was not tuned on; dev5 the same,
@@ -48,7 +48,10 @@ mixed with orders, and lines no tool serves worded close to requests: dev32 tune
 only before and after; dev34 and dev35 the same again, later in session 28, short plain commands as
 daily users of a Home Assistant voice satellite say them, weighted to the outside set's topics (timers
 in every spoken form, quantities on the list, devices no tool serves driven with a light's verbs):
-dev34 tuned on, dev35 run only before and after).
+dev34 tuned on, dev35 run only before and after; dev36 and dev37 the same again, conversations of two
+to four turns (follow-ups, corrections, thanks and questions about what was just done, other requests
+mid-conversation; an item is kept when its first line repeats no other file's): dev36 tuned on, dev37
+run only before and after).
 They are never part of dev, test or "all".
 """
 
@@ -63,7 +66,7 @@ from typing import Any
 #: splits an item may name itself (tuning sets outside the hashed dev/test split)
 NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18",
                "dev19", "dev20", "dev21", "dev22", "dev23",
-               "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35")
+               "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
