@@ -312,6 +312,10 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert corrected("Not an hour, 45 minutes.") == "45 minutes"
     assert corrected("Twenty degrees, not twenty five degrees.") == "twenty degrees"
     assert corrected("I do not want 3 timers") is None
+    # dev36: "an hour" is one hour (the follow-up had left it to the model)
+    assert fix_duration("Sorry, make it an hour.", timer, {"minutes": 45, "hours": 0, "seconds": 0}) == {
+        "minutes": 0, "hours": 1, "seconds": 0}
+    assert fix_duration("half an hour please", timer, {"minutes": 45, "hours": 0, "seconds": 0})["minutes"] == 30
     assert fix_unsaid_number("Volume to thirty, no wait, forty-five.", volume, {"level": 30})["level"] == 45
     assert fix_unsaid_number("Heating to twenty-four... no, sorry, twenty-two.", heating,
                              {"temperature": 24, "unit": "celsius"})["temperature"] == 22

@@ -278,6 +278,9 @@ def test_a_time_or_the_weather_said_with_no_call_that_read_it_is_made_up():
     assert made_up_readings("Yes, it is raining in Berlin today.", [], reg)[0][0] == "weather"
     assert made_up_readings("It's sunny in Paris right now.", [], reg)[0][0] == "weather"
     assert made_up_readings("2023-10-01T14:00:00Z", [], reg)[0][0] == "time"
+    # dev36 (session 28): the weather said with no number, after an action, no call behind it
+    assert made_up_readings("The weather is going to be cloudy.", [], reg)[0][0] == "weather"
+    assert made_up_readings("It's going to rain later.", [], reg)[0][0] == "weather"
     for text in ("I can't tell whether it is raining.", "Tell me if it's sunny and I'll go out.",
                  "Bring an umbrella if it is raining."):
         assert not made_up_readings(text, [], reg), text

@@ -289,3 +289,17 @@ def test_oops_corrects_the_call_before():
     # dev34 (session 28): "Oops, 20 minutes, not 2 hours." started a second timer of 2 h 20 min
     assert corrects("Oops, 20 minutes", {"minutes": 20}, None)
     assert not corrects("And 20 minutes", {"minutes": 20}, None)
+    assert corrects("Wait, I said 7 minutes.", {"minutes": 7}, None)  # dev36: a second timer
+
+
+def test_stop_it_after_the_players_device_stops_the_player():
+    from edgevox.agents.slm.wants import stop_it_call
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry(Home().tools())
+    # dev36 (session 28): "Okay, now stop it." after the volume -> a timer cancelled, named "bossa nova"
+    tool, args = stop_it_call("Okay, now stop it.", reg, ("set_volume", {"change": "down"}))
+    assert (tool.name, args) == ("media_control", {"action": "stop"})
+    assert stop_it_call("stop it", reg, ("start_timer", {"minutes": 5})) is None  # the timer's
+    assert stop_it_call("stop it", reg, None) is None

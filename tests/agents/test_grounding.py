@@ -655,6 +655,14 @@ def test_dev32_a_question_and_an_order_in_one_line_and_regional_words():
     assert reason_for(TurnContext(agent=Agent(), text="Timer for 10 minutes.", session=Fresh()), timer, {"minutes": 10}) is None
 
 
+def test_dev36_an_order_with_a_tag_is_no_question():
+    # dev36 (session 28): blocked as questions ("Sorry, I can't check that.")
+    assert not is_question("Knock the bedroom light down to 15, yeah?")
+    assert not is_question("Kill the lights in the office, would ya?")
+    assert not is_question("Pop eggs on the shopping list, yeah?")
+    assert is_question("Is the light on, yeah?") and is_question("Turn it off?")
+
+
 def test_dev34_a_call_to_a_person_is_another_service():
     tools = list(ToolRegistry(Home().tools()))
     # dev34 (session 28): "Call Grandma on speaker" played the music

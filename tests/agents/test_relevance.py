@@ -177,6 +177,20 @@ def test_right_after_an_action_only_a_request_clearly_for_one_tool_is_redirected
     assert [c.dispatched for c in r.calls] == [False] and len(be.requests) == 2 and home.timers == []
 
 
+def test_a_question_for_a_reader_right_after_an_action_must_call(embedder):
+    # dev36 (session 28): "What's the weather going to be like today?" after a light was switched
+    # off was answered "The weather is going to be cloudy." (made up): the gate stood aside
+    be, agent, home = _gated([call("set_light", room="bathroom", on=False), call("get_weather")], embedder)
+    agent.run("Turn off the bathroom light.")
+    r = agent.run("What's the weather going to be like today?")
+    assert be.requests[-1]["grammar"].strategy == "required" and [c.name for c in r.calls] == ["get_weather"]
+    # an order after an action is left to go on with it
+    be, agent, home = _gated([call("set_light", room="bathroom", on=True), call("set_light", room="office", on=True)], embedder)
+    agent.run("Bathroom light on.")
+    agent.run("And the office.")
+    assert be.requests[-1]["grammar"].strategy != "required"
+
+
 def test_every_agent_with_the_default_hooks_answers_in_words_what_no_tool_is_near(embedder):
     """``default_slm_hooks()`` carries the gate's answer-in-words decision alone (threshold
     of the home splits): on any tool set, a request nearer the generic no-tool lines than to

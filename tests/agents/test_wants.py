@@ -62,6 +62,8 @@ def planned(text, registry, previous=None):
     # the music stopped for "Sick of this track."
     ("I can barely hear this song, you know, with the washing machine going.", ("set_volume", {"change": "up"})),
     ("Sick of this track.", ("media_control", {"action": "next"})),
+    # dev36: switched on; a light still on, said on the way to bed
+    ("I'm heading to bed and the kitchen light is still on.", ("set_light", {"room": "kitchen", "on": False})),
     ("I'm sick of this weather.", None),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):

@@ -401,6 +401,10 @@ def _own_length(request: str, arguments: Mapping[str, Any]) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+#: one unit said with "a"/"an" ("an hour"), not a piece of a fraction ("half an hour")
+_A_UNIT = re.compile(r"(?<!half\s)(?<!quarter\s)\ban?\s+(hour|minute|second)\b(?!\s+and\s+a)")
+
+
 def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the duration the request says in words, or None when they hold it
     already (or the request says none we read): a fraction ("an hour and a half"), hours then
@@ -414,6 +418,8 @@ def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     # ("timer for to hours twenty minutes" -> 20 hours 5 seconds, dev14; "to minutes and thirty
     # seconds" -> 30 minutes 30 seconds, dev15)
     total = (said_seconds(request) or said_hours_minutes(request) or said_time_total(request)) if units else None
+    if total is None and units and (one := _A_UNIT.sub(r"one \1", request)) != request:
+        total = said_time_total(one)  # "Sorry, make it an hour." (dev36: the model's second timer)
     if total is None:
         return None
     held = sum(float(v) * units[k] for k, v in arguments.items()

@@ -230,7 +230,11 @@ READINGS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "weather": (re.compile(r"(?=.*\d)(?=.*\b(?:sunny|cloudy|clear sky|clear skies|rain|raining|rainy|snow|snowing|"
                            r"windy|overcast|forecast|humid|humidity|storm|stormy|fog|foggy)\b)"
                            r"|^(?:(?:yes|no)\b[,!.]?\s*)?it(?:'s| is)\s+(?:currently\s+|now\s+)?(?:not\s+)?"
-                           r"(?:raining|snowing|sunny|cloudy|windy|rainy|foggy|stormy|overcast)\b"),
+                           r"(?:raining|snowing|sunny|cloudy|windy|rainy|foggy|stormy|overcast)\b"
+                           # "The weather is going to be cloudy." (dev36: said after an action, uncalled)
+                           r"|^(?:(?:yes|no)\b[,!.]?\s*)?(?:(?:the\s+)?(?:weather|forecast|sky|skies)|today|tomorrow|tonight|it)"
+                           r"(?:'s|'ll|\s+is|\s+will|\s+looks)\s+(?:[a-z]+\s+){0,4}?"
+                           r"(?:raining|rain|snow|snowing|sunny|cloudy|windy|rainy|foggy|stormy|overcast|showers|clear)\b"),
                 re.compile(r"\bweather\b|\bforecast\b")),
 }
 

@@ -129,7 +129,7 @@ def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
 
 #: what a bare new number may come with ("Nah, twenty two.", "Make that 70 instead.")
 _NUMBER_GLUE = GLUE | FILLERS | frozenset("""
-nah no nope actually make that it instead rather sorry wait change degrees degree percent oops i meant mean
+nah no nope actually make that it instead rather sorry wait change degrees degree percent oops i meant mean said
 """.split())
 
 
@@ -257,7 +257,7 @@ def undoing_call(registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tupl
 _NOT_THAT = r"^\W*(?:(?:wait|no|nah|sorry|actually|oh|oops)\W+)*not\s+(?:the\s+|my\s+)?{old}\W+(?:i\s+meant\s+|it's\s+|the\s+)?(.+?)\W*$"
 #: words that say a follow-up corrects the call before rather than adds to it ("Make that 8 minutes.")
 _CORRECTS = re.compile(r"\b(?:make\s+(?:that|it)|change\s+(?:that|it)|no|nah|not|actually|instead|i\s+meant|sorry|rather"
-                       r"|oops|whoops|my\s+bad)\b")  # "Oops, 20 minutes, not 2 hours." (dev34)
+                       r"|oops|whoops|my\s+bad|i\s+said)\b")  # "Oops, 20 minutes, not 2 hours." (dev34), "Wait, I said 7 minutes." (dev36)
 #: the one-off note of the hop that makes the corrected call after the undo
 REDO_NOTE = "Now call {tool} again, as the user just corrected it."  # not "Call ...": the remainder's notes
 

@@ -163,6 +163,13 @@ _CALLED_BY = re.compile(r"^\W*[a-z]+\s*,\s*(?=(?:please\s+)?(?:can|could|would|w
 _EXCUSE = re.compile(r"^\W*(?:excuse\s+me|pardon\s+me|(?:i'm\s+|i\s+am\s+)?sorry\s+to\s+(?:bother|trouble)\s+you)"
                      r"(?:\s*,?\s*but)?[,.!\s]+")
 
+#: a tag after an order ("Knock the bedroom light down to 15, yeah?", "Kill the lights in the office,
+#: would ya?", dev36: blocked as questions), and the verbs an order opens on
+_TAG = re.compile(r",\s*(?:yeah|yea|ya|yep|ok|okay|would\s+ya|will\s+ya|would\s+you|will\s+you|could\s+you|can\s+you|mate|love)\W*$")
+_IMPERATIVE = frozenset("""turn switch set put play add start cancel stop pause skip dim make give stick chuck bung whack kill
+flip knock lower raise mute resume bring pop get crank take remove""".split())
+
+
 def is_question(text: str) -> bool:
     """A question about something, not a polite request ("Can you dim the lights?", "Bring
     the heat up, would you?", "When you get a moment, could you ...?") nor an order that
@@ -181,6 +188,8 @@ def is_question(text: str) -> bool:
         # "The hall light, can you check it?" ask)
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
+    if asked and words[0] in _IMPERATIVE and _TAG.search(text):
+        return False  # an order with a tag
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
     # opens like a polite request ("Can you ...?", "Mind turning ... off?")
     return words[0] in _ASKS or (asked and words[0] not in _POLITE)

@@ -336,7 +336,7 @@ class RelevanceGate(Hook):
             return HookResult.end(ctx.agent.phrases.taken_back, reason="taken back")
         rel = self._relevance(ctx)
         if rel is None:
-            return None
+            return self._read_after_action(ctx, request)
         if (self.answer_below is not None and rel.margin < self.answer_below
                 and not commands_a_tool(ctx.text, ctx.registry) and not self._a_part_asks(ctx)):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER),
@@ -347,6 +347,21 @@ class RelevanceGate(Hook):
             return HookResult.replace(dataclasses.replace(request, strategy="required"),
                                       reason=f"{rel.best[0]} near ({rel.margin:+.2f})")
         return None
+
+    def _read_after_action(self, ctx: TurnContext, request: Any) -> HookResult | None:
+        """A question plainly for a tool that reads, asked right after an action ("Turn off the
+        bathroom light." then "What's the weather going to be like today?", dev36: the model
+        made the weather up) -> a call required, as on a first turn. Only a reader, a question
+        and a clear lead: an order after an action may go on with it ("And the office.")."""
+        if self.call_above is None or not is_question(ctx.text):
+            return None
+        rel = self._relevance(ctx, after_action=True)
+        tool = ctx.registry.get(rel.best[0]) if rel is not None and rel.best[0] else None
+        if (tool is None or changes_things(tool) or rel.margin < self.call_above
+                or rel.best[1] - rel.runner_up() < self.trust_lead):
+            return None
+        return HookResult.replace(dataclasses.replace(request, strategy="required"),
+                                  reason=f"{tool.name} near after an action ({rel.margin:+.2f})")
 
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
         st = ctx.state(self)

@@ -56,7 +56,7 @@ from edgevox.agents.slm.amounts import (
     value_range,
 )
 from edgevox.agents.slm.follow_up import GLUE, previous_call
-from edgevox.agents.slm.grounding import is_question, unserved_devices
+from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
 from edgevox.agents.slm.taken_back import without_taken_back
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -273,16 +273,20 @@ _LEFT_ON = re.compile(r"\b(?:left|keeps?\s+leaving|always\s+leaves?)\s+(?:the\s+
 _NO_POINT_ON = re.compile(r"\bno\s+(?:point|need|sense)\s+(?:in\s+|for\s+|having\s+)?(?:the|that|this|those|these|my|our)?\s*"
                           r"([a-z' -]*?lights?)\s+(?:being\s+|staying\s+|left\s+)?on\b")
 #: "Nobody's in the office any more and the light's still on, can you sort that out?" (dev24: the
-#: model switched it on): a light still on, with something asked to be done about it
-_STILL_ON = re.compile(r"\b(?:the|that|this|those|these|my|our)\s+([a-z' -]*?lights?)(?:'s|'re|\s+is|\s+are)\s+still\s+on\b"
-                       r"(?=.*\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b)")
+#: model switched it on): a light still on, with something asked to be done about it, or said
+#: on the way to bed or out ("I'm heading to bed and the kitchen light is still on.", dev36)
+_STILL_ON = re.compile(r"\b(?:the|that|this|those|these|my|our)\s+([a-z' -]*?lights?)(?:'s|'re|\s+is|\s+are)\s+still\s+on\b")
+_DONE_WITH = re.compile(r"\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b(?=.*\bstill\s+on\b)"
+                        r"|\bstill\s+on\b.*\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b"
+                        r"|\b(?:heading|going|off|gone)\s+(?:to\s+bed|up\s+to\s+bed|out|to\s+work)\b|\bleaving\b|\bbedtime\b")
 
 
 def left_on_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """The light tool switched off in the room said, when a light is complained of as left on
     (or as on for nothing: the room then from the whole request)."""
     low = request.lower()
-    if is_question(request) or not (m := _LEFT_ON.search(low) or _NO_POINT_ON.search(low) or _STILL_ON.search(low)):
+    still = _STILL_ON.search(low) if _DONE_WITH.search(low) else None
+    if is_question(request) or not (m := _LEFT_ON.search(low) or _NO_POINT_ON.search(low) or still):
         return None
     tool = _tool_for("light", registry)
     switches = boolean_params(tool) if tool is not None else []
@@ -589,11 +593,26 @@ def listed_items(request: str, value: Any) -> list[str] | None:
     return items
 
 
+#: "Okay, now stop it." (dev36, after the volume of the music: a timer cancelled, named "bossa nova")
+_STOP_IT = re.compile(r"^\W*(?:(?:ok|okay|right|alright|and|oh|now)\W+)*(stop|pause)\s+(?:it|that|this)(?:\s+(?:now|please|then))?\W*$")
+
+
+def stop_it_call(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
+    """The player's stop (or pause) for "stop it" right after a call of the player or its
+    device (the volume); None after any other call ("stop it" after a timer is the timer's)."""
+    m = _STOP_IT.match(request.lower())
+    before = registry.get(previous[0]) if m and previous else None
+    hits = [(t, k) for t in registry for k, sch in properties(t).items() if m and m.group(1) in enum_of(sch)]
+    if before is None or len(hits) != 1 or not (hits[0][0].name == before.name or same_device(hits[0][0], before)):
+        return None
+    return hits[0][0], {hits[0][1]: m.group(1)}
+
+
 def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
     """(tool, arguments) the request wants (see the module docstring), or None."""
     if bought := list_call(request, registry):
         return bought
-    if player := transport_plan(request, registry):
+    if player := transport_plan(request, registry) or stop_it_call(request, registry, previous):
         return player  # before the devices: dishwasher tablets are bought, not a dishwasher
     # the noise one cannot hear over is not what the request is about ("hear the song over the dishwasher")
     # "I can't hear a thing over the washing machine." (dev16): the noise's name runs to the clause's end
