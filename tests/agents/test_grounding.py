@@ -627,6 +627,9 @@ def test_dev32_a_question_and_an_order_in_one_line_and_regional_words():
     # a want to know asks too (dev30: a timer started for "the shower")
     assert not orders_beside_a_question("how much time is on the timer? I want to know if I can hop in the shower")
     assert why_not("Is the hall light on?", light, {"room": "hallway", "on": True}, tools) == "question"
+    # a name the model took for a timer from an order to someone else is no sentence of the timer's
+    assert why_not("How long is left on the rice? Set the table for four.", TOOLS["start_timer"],
+                   {"minutes": 5, "label": "table"}, tools) == "question"
     # the weather in other Englishes
     assert heard_words("Is it gonna be a scorcher in Perth this arvo?") == "Is it gonna be a sunny in Perth later?"
     assert why_not("Is it gonna be a scorcher in Perth this arvo?", TOOLS["get_weather"], {"location": "Perth"}, tools) is None

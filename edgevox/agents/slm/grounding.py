@@ -226,12 +226,14 @@ def orders_beside_a_question(request: str) -> bool:
 
 def asked_of(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
     """Is the call of ``tool`` about a question of ``request``: the line is one, and no
-    sentence that orders it is the call's (shares a word of the tool or a value of the call)?"""
+    sentence that orders it is the call's (shares a word of the tool or a value of a required
+    argument: not a name the model took for a timer from an order to someone else)?"""
     if not is_question(request):
         return False
     if not orders_beside_a_question(request):
         return True
-    values = [str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, str) and v.strip()]
+    required = set((tool.parameters or {}).get("required") or ())
+    values = [str(v).lower() for k, v in arguments.items() if k in required and isinstance(v, str) and v.strip()]
     own = tool_words(tool)
     return not any(_orders(s) and (content_words(s) & own or any(v in s.lower() for v in values))
                    for s in sentences(request))
