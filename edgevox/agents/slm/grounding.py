@@ -68,6 +68,7 @@ from edgevox.agents.slm.amounts import (
 )
 from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
 from edgevox.agents.slm.labels import said_name
+from edgevox.agents.slm.parts import every_sentence
 from edgevox.agents.slm.planned import GROUNDING, PLANNED
 from edgevox.agents.slm.vocabulary import (
     CHANGERS,
@@ -167,7 +168,7 @@ _EXCUSE = re.compile(r"^\W*(?:excuse\s+me|pardon\s+me|(?:i'm\s+|i\s+am\s+)?sorry
 #: would ya?", dev36: blocked as questions), and the verbs an order opens on
 _TAG = re.compile(r",\s*(?:yeah|yea|ya|yep|ok|okay|would\s+ya|will\s+ya|would\s+you|will\s+you|could\s+you|can\s+you|mate|love)\W*$")
 _IMPERATIVE = frozenset("""turn switch set put play add start cancel stop pause skip dim make give stick chuck bung whack kill
-flip knock lower raise mute resume bring pop get crank take remove""".split())
+flip knock lower raise mute resume bring pop get crank take remove""".split())  # (``_ORDERS_PIECE`` opens on them too)
 
 
 def is_question(text: str) -> bool:
@@ -200,12 +201,6 @@ def is_question(text: str) -> bool:
 _OPENS_AFTER = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually)\W+)*")
 
 
-def sentences(request: str) -> list[str]:
-    """The sentences of a line, cut after ``?``, ``!`` and ``.`` (not an initial's), whatever
-    follows: a transcript's next sentence may open in lower case."""
-    return [s for s in re.split(r"(?<=[?!.])(?<!\b[A-Z]\.)\s+", request.strip()) if s.strip()]
-
-
 #: a want that is to know: "how much time is on the timer? I want to know if I can hop in the
 #: shower" (dev30) asks twice
 _WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s+)?(?:know|find\s+out|check|see|hear\s+if)\b")
@@ -216,12 +211,18 @@ def _orders(sentence: str) -> bool:
     return not is_question(sentence) and bool(_ORDERS_PIECE.match(low)) and not _WANTS_TO_KNOW.search(low)
 
 
+def _orders_beside_a_question(request: str) -> list[str]:
+    """The sentences that order, in a line of several that also asks in one; else none."""
+    parts = every_sentence(request)
+    ordering = [s for s in parts if _orders(s)] if len(parts) > 1 else []
+    return ordering if ordering and any(map(is_question, parts)) else []
+
+
 def orders_beside_a_question(request: str) -> bool:
     """Does a line of several sentences ask in one and order in another ("Is it going to rain
     later? Oh and put the hall light on.", dev32)? Then it is no question as a whole: each
     call is judged by the sentence it serves (``asked_of``)."""
-    parts = sentences(request)
-    return len(parts) > 1 and any(map(_orders, parts)) and any(map(is_question, parts))
+    return bool(_orders_beside_a_question(request))
 
 
 def asked_of(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
@@ -230,13 +231,11 @@ def asked_of(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
     argument: not a name the model took for a timer from an order to someone else)?"""
     if not is_question(request):
         return False
-    if not orders_beside_a_question(request):
-        return True
+    ordering = _orders_beside_a_question(request)
     required = set((tool.parameters or {}).get("required") or ())
     values = [str(v).lower() for k, v in arguments.items() if k in required and isinstance(v, str) and v.strip()]
     own = tool_words(tool)
-    return not any(_orders(s) and (content_words(s) & own or any(v in s.lower() for v in values))
-                   for s in sentences(request))
+    return not any(content_words(s) & own or any(v in s.lower() for v in values) for s in ordering)
 
 
 #: a line that tells how a thing is or was, or what someone did: "my shopping list is basically
@@ -246,10 +245,9 @@ _TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|
                     r"(?:is|are|was|were|needs|need|keeps|keep|has|had|looks|seems)\b(?!\s+(?:to|be|set|on|off|at)\b)"
                     r"|(?:we|i|they|he|she)\s+(?:ran|had|used|left|did|bought|got|paid|went|spent|tried|always|never|usually)\b)")
 #: a piece of a line that orders or asks for something
-_ORDERS_PIECE = re.compile(r"^\W*(?:please\s+)?(?:turn|switch|set|put|play|add|start|cancel|stop|pause|skip|dim|make|give|"
-                           r"stick|chuck|bung|whack|kill|flip|knock|lower|raise|mute|resume|"
-                           r"bring|pop|get|crank|take|remove|tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
-                           r"(?:i|we|he|she|they)'d\s+(?:like|love)|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want)|give\s+me)\b")
+_ORDERS_PIECE = re.compile(rf"^\W*(?:please\s+)?(?:{'|'.join(sorted(_IMPERATIVE))}|"
+                           r"tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
+                           r"(?:i|we|he|she|they)'d\s+(?:like|love)|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want))\b")
 
 
 def tells_not_asks(request: str) -> bool:
@@ -759,7 +757,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
 
 
 def _called_before(ctx: TurnContext, name: str) -> bool:
-    """Did an earlier turn of the session call ``name`` ("Same again." may repeat its length)?"""
+    """Has the session called ``name`` before (a later "Same again." may repeat its length)?
+    Earlier hops of this turn count too: their later calls are ``invents_a_length``'s."""
     return any((c.get("function") or {}).get("name") == name for m in getattr(ctx.session, "messages", [])
                for c in m.get("tool_calls") or ())
 

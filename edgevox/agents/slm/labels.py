@@ -174,9 +174,14 @@ def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
     tax: BFCL's right calls leave those out)."""
     if changes_things(tool):
         return None
-    params = list(properties(tool))
-    empty = [k for k in params[:1] if k.lower() in PLACE_KEYS and not enum_of(properties(tool)[k])
-             and arguments.get(k) in (None, "")]
+    place = next((k for k in list(properties(tool))[:1] if k.lower() in PLACE_KEYS and not enum_of(properties(tool)[k])), None)
+    given = str(arguments.get(place) or "").strip().lower() if place else ""
+    if given in _EVERY_VALUE and place not in ((tool.parameters or {}).get("required") or ()) \
+            and not re.search(rf"\b{given}\b", request.lower()):
+        # "Is it going to rain later? Oh and put the hall light on." (dev32): the weather "in all",
+        # a light's every-room value the request never says: the weather here
+        return {**arguments, place: None}  # (not left out: an empty dict reads as no repair)
+    empty = [place] if place and arguments.get(place) in (None, "") else []
     names = [m.group(1) for pattern in (_IN_A_PLACE, _GOING_TO) for m in pattern.finditer(request)
              if not {w.lower() for w in m.group(1).split()} & (TIME_NAMES | HOME_PLACES)]
     if not names and request == request.lower() and (m := _IN_AT_THE_END.search(request)):
@@ -184,13 +189,6 @@ def fix_unsaid_place(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
         words = [w for w in m.group(1).split() if w not in _WHEN_SAID]
         if words and not set(words) & (_NOT_A_PLACE | TIME_NAMES | HOME_PLACES | GENERIC | FILLERS):
             names = [" ".join(w.capitalize() for w in words)]
-    first = params[0] if params else None
-    given = str(arguments.get(first) or "").strip().lower() if first else ""
-    if given in _EVERY_VALUE and first.lower() in PLACE_KEYS and not enum_of(properties(tool)[first]) \
-            and first not in ((tool.parameters or {}).get("required") or ()) and not re.search(rf"\b{given}\b", request.lower()):
-        # "Is it going to rain later? Oh and put the hall light on." (dev32): the weather "in all",
-        # a light's every-room value the request never says: the weather here
-        return {**arguments, first: None}  # (not left out: an empty dict reads as no repair)
     if len(empty) != 1 or len(set(names)) != 1:
         return None
     return {**arguments, empty[0]: names[0]}

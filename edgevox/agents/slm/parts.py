@@ -27,6 +27,13 @@ def sentences_of(text: str) -> list[str]:
     return [s for s in SENTENCE_END.split(text.strip().strip('"')) if len(s.split()) >= 2]
 
 
+def every_sentence(text: str) -> list[str]:
+    """Every sentence of a line, cut after ``?``, ``!`` and ``.`` (not an initial's) whatever
+    follows, one word or more: unlike ``sentences_of``, a transcript's next sentence may open
+    in lower case ("is it meant to be lashing later? oh and stick the hall light on", dev32)."""
+    return [s for s in re.split(r"(?<=[?!.])(?<!\b[A-Z]\.)\s+", text.strip()) if s.strip()]
+
+
 def parts_of(text: str) -> list[str]:
     """The request cut at its sentence ends and its joins, parts of two words or more ("Pause
     the music and set the thermostat to 20." -> ["Pause the music", "set the thermostat to 20"]).

@@ -276,8 +276,8 @@ _NO_POINT_ON = re.compile(r"\bno\s+(?:point|need|sense)\s+(?:in\s+|for\s+|having
 #: model switched it on): a light still on, with something asked to be done about it, or said
 #: on the way to bed or out ("I'm heading to bed and the kitchen light is still on.", dev36)
 _STILL_ON = re.compile(r"\b(?:the|that|this|those|these|my|our)\s+([a-z' -]*?lights?)(?:'s|'re|\s+is|\s+are)\s+still\s+on\b")
-_DONE_WITH = re.compile(r"\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b(?=.*\bstill\s+on\b)"
-                        r"|\bstill\s+on\b.*\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b"
+#: (searched only where ``_STILL_ON`` is found: its words may come before or after it)
+_DONE_WITH = re.compile(r"\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b"
                         r"|\b(?:heading|going|off|gone)\s+(?:to\s+bed|up\s+to\s+bed|out|to\s+work)\b|\bleaving\b|\bbedtime\b")
 
 
