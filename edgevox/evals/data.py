@@ -51,7 +51,10 @@ in every spoken form, quantities on the list, devices no tool serves driven with
 dev34 tuned on, dev35 run only before and after; dev36 and dev37 the same again, conversations of two
 to four turns (follow-ups, corrections, thanks and questions about what was just done, other requests
 mid-conversation; an item is kept when its first line repeats no other file's): dev36 tuned on, dev37
-run only before and after).
+run only before and after; dev38 and dev39 the same again, session 29, raw speech-recognition transcripts:
+lower case, little punctuation, sound-alike words, split and run-together words, dropped small words,
+numbers as a recogniser writes them, wake-word fragments and fillers: dev38 tuned on, dev39 run only
+before and after).
 They are never part of dev, test or "all".
 """
 
@@ -66,7 +69,7 @@ from typing import Any
 #: splits an item may name itself (tuning sets outside the hashed dev/test split)
 NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18",
                "dev19", "dev20", "dev21", "dev22", "dev23",
-               "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37")
+               "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37", "dev38", "dev39")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
