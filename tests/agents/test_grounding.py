@@ -672,3 +672,13 @@ def test_dev34_a_call_to_a_person_is_another_service():
     assert why_not("Call Grandma on speaker", TOOLS["media_control"], {"action": "play"}, tools) == "unrelated"
     assert why_not("Could you phone my sister", TOOLS["play_music"], {"query": "sister"}, tools) == "unrelated"
     assert why_not("call it a day, lights off", TOOLS["set_light"], {"room": "all", "on": False}, tools) is None
+
+
+def test_dev38_a_place_the_recogniser_split_and_an_electric_blanket_are_not_lights():
+    # dev38 (session 29): "set the patty o lights to fifty" set the living room's; "turn on the
+    # electric blanket in the bedroom" switched the bedroom light on
+    light = TOOLS["set_light"]
+    assert why_not("set the patty o lights to fifty", light, {"room": "living room", "on": True, "brightness": 50}, ALL) == "place"
+    assert why_not("set the big kitchen lights to fifty", light, {"room": "kitchen", "on": True, "brightness": 50}, ALL) is None
+    assert why_not("turn the upstairs hall light off", light, {"room": "hallway", "on": False}, ALL) is None
+    assert unserved_devices("turn on the electric blanket in the bedroom", ALL) == {"blanket"}

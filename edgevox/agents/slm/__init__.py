@@ -48,13 +48,14 @@ from edgevox.agents.slm.listed import ListedItems
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
 from edgevox.agents.slm.speakable import SpeakableReply
+from edgevox.agents.slm.transcript import MendTranscript
 from edgevox.agents.slm.unit_args import UnitArgs
 from edgevox.agents.slm.unknown_tool import UnknownToolHint
 from edgevox.agents.slm.worked_out import WorkedOut
 
 __all__ = [
     "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
-    "UnitArgs", "UnknownToolHint", "WorkedOut",
+    "UnitArgs", "UnknownToolHint", "WorkedOut", "MendTranscript",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
 
@@ -74,5 +75,5 @@ def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
     if relevance:
         gate = RelevanceGate.answer_only()
         by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)]
-    return [WorkedOut(), *by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
+    return [MendTranscript(), WorkedOut(), *by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
             ArgShapeHint(), SpeakableReply(), FalseClaim()]

@@ -395,6 +395,10 @@ def unknown_place(request: str, tool: Any, arguments: Mapping[str, Any], tools: 
     low = request.lower()
     places = _PLACE.findall(low) + re.findall(r"\b([a-z]+)\s+room\b", low) + [w for w in said if w in PLACES] + [
         m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)", low) if stem(m.group(2)) in target_words(tool)]
+    # a place said in two words before the thing ("set the patty o lights to fifty", dev38: the
+    # recogniser's "patio" in two)
+    places += [m.group(1) for m in re.finditer(r"\b(?:the|my|our)\s+([a-z]+)\s+([a-z]+)\s+([a-z]+)", low)
+               if m.group(1) not in _KINDS and stem(m.group(3)) in target_words(tool) and stem(m.group(2)) not in target_words(tool)]
     # the words that open a terse request before the thing ("Summerhouse lights on.", "Pool house light off.")
     if (m := _OPENING.match(low)) and m.group(1) not in _KINDS:
         if stem(m.group(2)) in target_words(tool) or (m.group(3) and stem(m.group(3)) in target_words(tool)):

@@ -35,7 +35,7 @@ lawnmower sprinkler sprinklers irrigation tv tvs television telly channel oven o
 cooktop microwave dishwasher washer dryer fridge refrigerator freezer kettle toaster camera
 cameras doorbell humidifier dehumidifier purifier plug plugs outlet outlets socket sockets
 printer computer laptop car jacuzzi tub fireplace projector console router fountain grill machine machines
-lawn lawns garden pool hedge rail rails ac aircon
+lawn lawns garden pool hedge rail rails ac aircon blanket blankets
 """.split())
 #: devices that hold a room's temperature: a tool that sets one may serve them ("Crank the
 #: aircon down to twenty-four.", dev14), no other tool does ("Turn the AC on in the bedroom.",

@@ -1,0 +1,57 @@
+"""A transcript's plain slips mended before the model reads them (edgevox.agents.slm.transcript)."""
+
+from __future__ import annotations
+
+import pytest
+from agent_fakes import ScriptedBackend, call
+
+from edgevox.agents.slm.transcript import MendTranscript, mend
+from edgevox.examples.home import Home, home_agent
+
+TOOLS = Home().tools()
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # dev38 (session 29): each was read literally by the model
+    ("set heating to nine teen point five", "set heating to nineteen point five"),
+    ("actually make it for teen", "actually make it fourteen"),
+    ("dim the living room to fif teen per cent", "dim the living room to fifteen per cent"),
+    ("thermostat sixty ate fahrenheit", "thermostat sixty eight fahrenheit"),
+    ("set a timer for one our and thirty minutes", "set a timer for one hour and thirty minutes"),
+    ("set a timer for a minute in a half", "set a timer for a minute and a half"),
+    ("put apples on the list and take of the oranges", "put apples on the list and take off the oranges"),
+    ("turn the kitchen lights of", "turn the kitchen lights off"),
+    ("no weight eighteen", "no wait eighteen"),
+    ("i cant here a thing", "i cant hear a thing"),
+    # a room's name split or a letter off, where the home has that room
+    ("the bed room as well", "the bedroom as well"),
+    ("turn of the bath room light", "turn off the bathroom light"),
+    ("it's a bit dark in the dinning room", "it's a bit dark in the dining room"),
+    ("turn on the livin room light", "turn on the living room light"),
+])
+def test_a_slip_with_one_reading_is_mended(heard, meant):
+    assert mend(heard, TOOLS) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "what a turn of phrase", "a book for teen readers", "who won the game", "set it to twenty for me",
+    "our kitchen light off", "pause it", "cause the living room", "the dinning table", "here we go",
+    "i can see it from here", "that's the turn of the century",
+])
+def test_words_with_another_reading_are_left_as_said(said):
+    assert mend(said, TOOLS) == said
+
+
+def test_a_split_word_is_joined_only_where_a_tool_holds_it_whole():
+    # "bed room" is the bedroom only in a home whose rooms say so: no tools, no join
+    assert mend("the bed room as well") == "the bed room as well"
+
+
+def test_the_model_the_session_and_the_hooks_read_the_mended_line():
+    backend = ScriptedBackend([call("set_thermostat", temperature=19.5), "Done."])
+    agent, home = home_agent(backend)
+    agent.run("set heating to nine teen point five")
+    assert home.thermostat_c == 19.5
+    assert agent.hook_stats.get(MendTranscript.name) == 1
+    user = [m["content"] for m in agent.session.messages if m.get("role") == "user"]
+    assert user[-1] == "set heating to nineteen point five"
