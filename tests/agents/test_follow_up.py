@@ -13,6 +13,7 @@ from edgevox.agents.slm.follow_up import (
     retarget_name,
     retarget_number,
     retarget_resume,
+    retarget_thing,
     undo,
 )
 from edgevox.examples.home import Home, home_agent
@@ -303,3 +304,21 @@ def test_stop_it_after_the_players_device_stops_the_player():
     assert (tool.name, args) == ("media_control", {"action": "stop"})
     assert stop_it_call("stop it", reg, ("start_timer", {"minutes": 5})) is None  # the timer's
     assert stop_it_call("stop it", reg, None) is None
+
+
+def test_dev38_a_new_name_in_a_transcript_without_capitals():
+    # dev38 (session 29): "no the rolling stones" after the beetles was refused; "no not cheese
+    # i said peas" put "i said peas" on the list
+    tools = {t.name: t for t in Home().tools()}
+    music, weather, shop = tools["play_music"], tools["get_weather"], tools["add_to_shopping_list"]
+    assert retarget_name("no the rolling stones", music, {"query": "beetles"}) == {"query": "rolling stones"}
+    assert retarget_name("and new york too", weather, {"location": "austin"}) == {"location": "new york"}
+    assert retarget_name("sorry i meant denver", weather, {"location": "austin"}) == {"location": "denver"}
+    assert retarget_name("and eggs too", shop, {"item": "milk"}) == {"item": "eggs"}
+    assert retarget_thing("no not cheese i said peas", shop, {"item": "cheese"}) == {"item": "peas"}
+    # what names nothing, or a bare "and X" of a thing that is not a place, stays the model's
+    for text in ("no stop", "and the kitchen too", "no thanks", "no the other one", "and turn it up", "and goodnight"):
+        assert retarget_name(text, music, {"query": "jazz"}) is None, text
+    for text in ("what about tomorrow", "and goodnight"):
+        assert retarget_name(text, weather, {"location": "austin"}) is None, text
+    assert retarget_name("and eggs", shop, {"item": "milk"}) is None

@@ -40,6 +40,8 @@ from edgevox.agents.slm.parts import ASIDE, sentences_of, without_asides
 from edgevox.agents.slm.planned import plan
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
+    GENERIC,
+    HOME_PLACES,
     PLACE_KEYS,
     TIME_NAMES,
     WORD,
@@ -113,18 +115,36 @@ _NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how
                        r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})\s*[?.!]*\s*$")
 
 
+#: the same in a transcript written all in lower case ("and new york too", "no the rolling stones",
+#: dev38): after "and"/"what about" or a word taking the call back then "the" or "I meant/said"
+_NEW_NAME_HEARD = re.compile(r"^\W*(?:(and|what\s+about|how\s+about|and\s+what\s+about|and\s+how\s+about)"
+                             r"|(?:sorry|no|nah|oops|actually)\W+(?:i\s+(?:meant|said)\s+|the\s+))"
+                             r"\s*(?:(?:over|out|up|down)\s+)?(?:in\s+|for\s+|at\s+)?"
+                             r"([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)(\s+(?:too|as\s+well|also))?\s*[?.!]*\s*$")
+#: words no name said alone is made of ("and the other one too", "what about tomorrow", "and goodnight")
+_NOT_IN_NAMES = GENERIC | HOME_PLACES | TIME_NAMES | _NOT_NAMES | frozenset(
+    "other same last first next previous tomorrow today tonight morning afternoon evening night weekend week later "
+    "goodnight goodbye bye night hello hi".split())
+
+
 def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with the one string argument that held a name ("Madrid", or any place:
     the model wrote "prague" for "Prague, what's the weather doing there?", dev11) set to the
-    new name ``text`` says ("And in Rome?"), or None."""
-    m = _NEW_NAME.match(text)
-    if m is None or m.group(1).split()[0].lower() in TIME_NAMES | _NOT_NAMES:
+    new name ``text`` says ("And in Rome?"), or None. In a transcript with no capitals the
+    name is any free text the call held ("the beetles" -> "no the rolling stones"), and its
+    words must be none that a name is not made of."""
+    heard = text == text.lower()
+    m = (_NEW_NAME_HEARD if heard else _NEW_NAME).match(text)
+    name = m and (m.group(2) if heard else m.group(1))
+    if not name or name.split()[0].lower() in TIME_NAMES | _NOT_NAMES or heard and set(name.split()) & _NOT_IN_NAMES:
         return None
-    names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in PLACE_KEYS)
+    # heard: any free text after a taking back or with "too"; a bare "and X" only for a place
+    any_text = heard and (not m.group(1) or bool(m.group(3)))
+    names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in PLACE_KEYS or any_text)
              and k in properties(tool) and not enum_of(properties(tool)[k])]
-    if len(names) != 1 or arguments[names[0]] == m.group(1):
+    if len(names) != 1 or arguments[names[0]] == name:
         return None
-    return {**arguments, names[0]: m.group(1)}
+    return {**arguments, names[0]: name}
 
 
 #: what a bare new number may come with ("Nah, twenty two.", "Make that 70 instead.")
@@ -254,7 +274,7 @@ def undoing_call(registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tupl
 
 
 #: "Wait, not apples, pears.", "No, not the pasta, the rice.": the previous call's thing swapped
-_NOT_THAT = r"^\W*(?:(?:wait|no|nah|sorry|actually|oh|oops)\W+)*not\s+(?:the\s+|my\s+)?{old}\W+(?:i\s+meant\s+|it's\s+|the\s+)?(.+?)\W*$"
+_NOT_THAT = r"^\W*(?:(?:wait|no|nah|sorry|actually|oh|oops)\W+)*not\s+(?:the\s+|my\s+)?{old}\W+(?:i\s+(?:meant|said)\s+|it's\s+|the\s+)?(.+?)\W*$"
 #: words that say a follow-up corrects the call before rather than adds to it ("Make that 8 minutes.")
 _CORRECTS = re.compile(r"\b(?:make\s+(?:that|it)|change\s+(?:that|it)|no|nah|not|actually|instead|i\s+meant|sorry|rather"
                        r"|oops|whoops|my\s+bad|i\s+said)\b")  # "Oops, 20 minutes, not 2 hours." (dev34), "Wait, I said 7 minutes." (dev36)

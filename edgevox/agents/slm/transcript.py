@@ -53,6 +53,8 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "i cant here a thing": "hear" after can't, "no weight" (no wait) opening a correction
     (re.compile(r"(?i)\b(can'?t|cannot|can\s+not|could\s+not|couldn'?t|barely)\s+here\b"), r"\1 hear"),
     (re.compile(r"(?i)^(\W*(?:no|oh|um|uh|er|sorry)\W+)weight\b"), r"\1wait"),
+    # "knew york" (dev38): the places called new, never known
+    (re.compile(r"(?i)\bknew\s+(?=(?:york|jersey|zealand|orleans|delhi|hampshire|mexico|england|haven)\b)"), "new "),
 )
 
 
