@@ -56,3 +56,19 @@ def test_the_model_the_session_and_the_hooks_read_the_mended_line():
     assert agent.hook_stats.get(MendTranscript.name) == 1
     user = [m["content"] for m in agent.session.messages if m.get("role") == "user"]
     assert user[-1] == "set heating to nineteen point five"
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # found beside dev38 (session 29): the model turned the volume up, read the time, heated the house
+    ("turn the volume dawn", "turn the volume down"),
+    ("set a time her for ten minutes", "set a timer for ten minutes"),
+    ("pre heat the oven to 200", "preheat the oven to 200"),
+    # the slips the hooks alone read before (dev15, dev16, dev19), now the model's too
+    ("can sell the pasta timer", "cancel the pasta timer"),
+    ("Whats the whether like", "Whats the weather like"),
+    ("turn the hole way light on", "turn the hallway light on"),
+])
+def test_a_sound_alike_the_sentence_leaves_one_sense_for(heard, meant):
+    assert mend(heard, TOOLS) == meant
+    assert mend("I can sell the car.", TOOLS) == "I can sell the car."  # not a misheard "cancel"
+    assert mend("the sun came up at dawn", TOOLS) == "the sun came up at dawn"

@@ -21,41 +21,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.slips import mend_slips
 from edgevox.agents.slm.vocabulary import enum_of, one_edit_apart, properties
-
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
-_UNITS_AFTER = r"(?:hours?|minutes?|mins?|seconds?|secs?|degrees?|percent|per\s*cent|%|fahrenheit|celsius)"
-_NUMBER_AFTER = rf"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|{_TENS.replace(' ', '|')})"
-
-#: (pattern, replacement): each a slip with one reading in a request to a home speaker
-SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
-    # a teen heard as two words ("nine teen", "fif teen", "for teen"): "teen" alone is said of
-    # no amount, and "for teen" only before a noun ("for teen readers"), so not before the end
-    # of a sentence, a unit or a number
-    (re.compile(r"(?i)\b(thir|fif|six|seven|eigh|eight|nine)\s+teen\b"), r"\1teen"),
-    (re.compile(rf"(?i)\b(?:four|for|fore)\s+teen\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b|point\b))"), "fourteen"),
-    (re.compile(r"(?i)\beightteen\b"), "eighteen"),
-    # a tens word then the sound of a unit ("sixty ate", "forty won"): a number, not a verb
-    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+ate\b"), r"\1 eight"),
-    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+won\b"), r"\1 one"),
-    # "hour" heard as "our" right after a number and before more of the length
-    (re.compile(rf"(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+our\b"
-                rf"(?=\s+(?:and|timer|{_NUMBER_AFTER})\b|\s*[,.!?]?\s*$)"), r"\1 hour"),
-    # "a minute in a half": "and" swallowed ("one and a half" is the only length so said)
-    (re.compile(r"(?i)\b(minutes?|hours?|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+in\s+a\s+half\b"),
-     r"\1 and a half"),
-    # "turn of the light", "switch it of": "of" after a switching verb is "off", except in
-    # a turn of phrase, events or fate
-    (re.compile(r"(?i)\b(turn|turned|turning|switch|switched|switching|shut|take|taking|knock)\s+"
-                r"((?:it|them|that|this|everything|all)\s+)?of\b(?!\s+(?:phrase|events|fate|the\s+(?:century|year|tide)))"),
-     r"\1 \2off"),
-    (re.compile(r"(?i)\b(lights?|lamps?|music|it|them)\s+of(?=\s*[,.!?]?\s*$)"), r"\1 off"),
-    # "i cant here a thing": "hear" after can't, "no weight" (no wait) opening a correction
-    (re.compile(r"(?i)\b(can'?t|cannot|can\s+not|could\s+not|couldn'?t|barely)\s+here\b"), r"\1 hear"),
-    (re.compile(r"(?i)^(\W*(?:no|oh|um|uh|er|sorry)\W+)weight\b"), r"\1wait"),
-    # "knew york" (dev38): the places called new, never known
-    (re.compile(r"(?i)\bknew\s+(?=(?:york|jersey|zealand|orleans|delhi|hampshire|mexico|england|haven)\b)"), "new "),
-)
 
 
 def enum_words(tools: Iterable[Any]) -> set[str]:
@@ -98,10 +65,8 @@ def join_split_values(text: str, values: Iterable[str]) -> str:
 
 
 def mend(text: str, tools: Iterable[Any] = ()) -> str:
-    """``text`` with the slips of ``SLIPS`` and the split values of ``tools`` mended."""
-    for pattern, meant in SLIPS:
-        text = pattern.sub(meant, text)
-    tools = list(tools)
+    """``text`` with the slips of ``slips.SLIPS`` and the split values of ``tools`` mended."""
+    text, tools = mend_slips(text), list(tools)
     return respell_values(join_split_values(text, joinable_values(tools)), enum_words(tools))
 
 

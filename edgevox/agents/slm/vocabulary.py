@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from edgevox.agents.demonstrations import first_sentence
+from edgevox.agents.slm.slips import mend_slips
 
 WORD = re.compile(r"[a-z]+")
 #: words that say nothing about *which* device or service is meant
@@ -157,22 +158,12 @@ def one_edit_apart(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
-#: a transcript's homophone of a tool's word, where the sentence leaves one reading ("whats the
-#: whether in boston", dev15: answered in words), and idioms said for a tool's word
+#: idioms said for a tool's word (a recogniser's plain slips are ``slips.SLIPS``, mended for the
+#: model too), read by the hooks alone
 HEARD = (  # a name the speaker calls the assistant by, first ("Computer, play some jazz.", "hey house which
          # lights are on", dev26): no device and no home named
          (re.compile(r"(?i)^\W*(?:(?:hey|hi|ok|okay|yo)\s+(?:house|home|computer|assistant|jarvis|alexa|siri|google|speaker)"
                      r"|(?:computer|assistant|jarvis|alexa|siri))\b\W*"), ""),
-         (re.compile(r"\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
-         (re.compile(r"\bwhether\s+(forecast|report|like|today|tomorrow|in|for)\b"), r"weather \1"),
-         # "whats the thyme" (dev16): the herb is never asked after with "what's the"
-         (re.compile(r"\b(what's|whats|what\s+is)\s+the\s+thyme\b"), r"\1 the time"),
-         # "can sell the cookie timer" (dev16): "cancel" heard as two words, before a thing to cancel
-         (re.compile(r"^(\W*(?:(?:uh|um|er|ok|okay|please)\W+)*)can\s+sell\s+(?=(?:the|my|that|this|our)\b)"), r"\1cancel "),
-         # "turn the hole way light on" (dev19): the hallway heard as two words
-         (re.compile(r"\bhole\s+way\b|\b(?:whole|hall)\s+way(?=\s+lights?\b)"), "hallway"),
-         # "turn the hole light on" (dev30): the hall's light
-         (re.compile(r"\b(the|a)\s+hole\s+(?=lights?\b|lamps?\b)"), r"\1 hall "),
          # and the idioms of rain, read as the word ("is it going to chuck it down?", dev19)
          (re.compile(r"\b(?:chuck|bucket|tip|pour|piss|pelt|teem|lash)(?:s|ed|ing)?\s+(?:it\s+)?down\b"), "rain"),
          # regional words for the weather ("is it meant to be lashing later?", "Is it gonna be a
@@ -201,9 +192,10 @@ _NOT_THE_ROOM = r"(?!\s+(?:roll|rolls|paper|brush|cleaner|seat|standard)\b)"
 
 
 def heard_words(text: str, tools: Iterable[Any] = ()) -> str:
-    """``text`` with the homophones of ``HEARD`` read as the word meant, and another name of a
-    room (``ROOM_NAMES``) as the room one of ``tools`` has among its enum values, where none
-    has the name said."""
+    """``text`` with a recogniser's slips (``slips.SLIPS``) and the idioms of ``HEARD`` read as
+    the word meant, and another name of a room (``ROOM_NAMES``) as the room one of ``tools``
+    has among its enum values, where none has the name said."""
+    text = mend_slips(text)
     for pattern, meant in HEARD:
         text = pattern.sub(meant, text)
     values = {v.lower() for t in tools for sch in properties(t).values() for v in enum_of(sch) if isinstance(v, str)}

@@ -1,0 +1,68 @@
+"""A speech recogniser's plain slips, each with one reading in a request to a home speaker.
+
+Read twice: `transcript.MendTranscript` mends them in the request before the model sees it,
+and `vocabulary.heard_words` before a hook reads a request (a hook may be handed a line
+that never went through the agent). Only slips the sentence leaves no other sense for are
+here: a teen heard as two words ("nine teen"), "turn of the light", "one our and thirty
+minutes", "can sell the timer". The idioms a person says on purpose ("chuck it down") are
+`vocabulary.HEARD`'s, read by the hooks alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_UNITS_AFTER = r"(?:hours?|minutes?|mins?|seconds?|secs?|degrees?|percent|per\s*cent|%|fahrenheit|celsius)"
+_NUMBER_AFTER = rf"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|{_TENS.replace(' ', '|')})"
+
+#: (pattern, replacement): each a slip with one reading in a request to a home speaker
+SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
+    # a teen heard as two words ("nine teen", "fif teen", "for teen"): "teen" alone is said of
+    # no amount, and "for teen" only before a noun ("for teen readers"), so not before the end
+    # of a sentence, a unit or a number
+    (re.compile(r"(?i)\b(thir|fif|six|seven|eigh|eight|nine)\s+teen\b"), r"\1teen"),
+    (re.compile(rf"(?i)\b(?:four|for|fore)\s+teen\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b|point\b))"), "fourteen"),
+    (re.compile(r"(?i)\beightteen\b"), "eighteen"),
+    # a tens word then the sound of a unit ("sixty ate", "forty won"): a number, not a verb
+    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+ate\b"), r"\1 eight"),
+    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+won\b"), r"\1 one"),
+    # "hour" heard as "our" right after a number and before more of the length
+    (re.compile(rf"(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+our\b"
+                rf"(?=\s+(?:and|timer|{_NUMBER_AFTER})\b|\s*[,.!?]?\s*$)"), r"\1 hour"),
+    # "a minute in a half": "and" swallowed ("one and a half" is the only length so said)
+    (re.compile(r"(?i)\b(minutes?|hours?|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+in\s+a\s+half\b"),
+     r"\1 and a half"),
+    # "turn of the light", "switch it of": "of" after a switching verb is "off", except in
+    # a turn of phrase, events or fate
+    (re.compile(r"(?i)\b(turn|turned|turning|switch|switched|switching|shut|take|taking|knock)\s+"
+                r"((?:it|them|that|this|everything|all)\s+)?of\b(?!\s+(?:phrase|events|fate|the\s+(?:century|year|tide)))"),
+     r"\1 \2off"),
+    (re.compile(r"(?i)\b(lights?|lamps?|music|it|them)\s+of(?=\s*[,.!?]?\s*$)"), r"\1 off"),
+    # "i cant here a thing": "hear" after can't, "no weight" (no wait) opening a correction
+    (re.compile(r"(?i)\b(can'?t|cannot|can\s+not|could\s+not|couldn'?t|barely)\s+here\b"), r"\1 hear"),
+    (re.compile(r"(?i)^(\W*(?:no|oh|um|uh|er|sorry)\W+)weight\b"), r"\1wait"),
+    # "knew york" (dev38): the places called new, never known
+    (re.compile(r"(?i)\bknew\s+(?=(?:york|jersey|zealand|orleans|delhi|hampshire|mexico|england|haven)\b)"), "new "),
+    # "whats the whether in boston" (dev15: answered in words), "whats the thyme" (dev16): the
+    # herb is never asked after with "what's the"
+    (re.compile(r"(?i)\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
+    (re.compile(r"(?i)\bwhether\s+(forecast|report|like|today|tomorrow|in|for)\b"), r"weather \1"),
+    (re.compile(r"(?i)\b(what's|whats|what\s+is)\s+the\s+thyme\b"), r"\1 the time"),
+    # "can sell the cookie timer" (dev16): "cancel" heard as two words, before a thing to cancel
+    (re.compile(r"(?i)^(\W*(?:(?:uh|um|er|ok|okay|please)\W+)*)can\s+sell\s+(?=(?:the|my|that|this|our)\b)"), r"\1cancel "),
+    # "turn the hole way light on" (dev19), "turn the hole light on" (dev30): the hallway, the hall's light
+    (re.compile(r"(?i)\bhole\s+way\b|\b(?:whole|hall)\s+way(?=\s+lights?\b)"), "hallway"),
+    (re.compile(r"(?i)\b(the|a)\s+hole\s+(?=lights?\b|lamps?\b)"), r"\1 hall "),
+    # "turn the volume dawn", "set a time her", "pre heat the oven" (session 29)
+    (re.compile(r"(?i)\b(volume|music|sound|it|heating|heat|thermostat|lights?|turn|that)\s+dawn\b"), r"\1 down"),
+    (re.compile(r"(?i)\b(a|the|my|that|this|another)\s+time\s+her\b"), r"\1 timer"),
+    (re.compile(r"(?i)\bpre\s+heat"), "preheat"),
+)
+
+
+def mend_slips(text: str) -> str:
+    """``text`` with every slip of ``SLIPS`` read as the word meant."""
+    for pattern, meant in SLIPS:
+        text = pattern.sub(meant, text)
+    return text
