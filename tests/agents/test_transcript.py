@@ -38,6 +38,7 @@ def test_a_slip_with_one_reading_is_mended(heard, meant):
     "what a turn of phrase", "a book for teen readers", "who won the game", "set it to twenty for me",
     "our kitchen light off", "pause it", "cause the living room", "the dinning table", "here we go",
     "i can see it from here", "that's the turn of the century", "i knew it",
+    "a gift for tee ball", "set it to seventy for me", "six tee shirts",
 ])
 def test_words_with_another_reading_are_left_as_said(said):
     assert mend(said, TOOLS) == said
@@ -63,6 +64,10 @@ def test_the_model_the_session_and_the_hooks_read_the_mended_line():
     ("turn the volume dawn", "turn the volume down"),
     ("set a time her for ten minutes", "set a timer for ten minutes"),
     ("pre heat the oven to 200", "preheat the oven to 200"),
+    ("set the volume to for tee", "set the volume to forty"),
+    ("dim the office lights to six tee percent", "dim the office lights to sixty percent"),
+    ("set the heat to seventy for degrees", "set the heat to seventy four degrees"),
+    ("thermostat to twenty too degrees", "thermostat to twenty two degrees"),
     # the slips the hooks alone read before (dev15, dev16, dev19), now the model's too
     ("can sell the pasta timer", "cancel the pasta timer"),
     ("Whats the whether like", "Whats the weather like"),

@@ -34,6 +34,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from edgevox.agents.slm.slips import mend_slips
 from edgevox.agents.slm.vocabulary import (
     FILLERS,
     GENERIC,
@@ -356,8 +357,6 @@ _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
           # "to" heard as "two" before a level in tens
           (re.compile(r"\b(set|dim|turn|put|bring|change|raise|lower|drop|up|down|lights?|lamps?|thermostat|heating"
                       r"|volume|brightness|it|them)\s+two\s+(?=(?:" + "|".join(TENS) + r"|[1-9]\d)\b)"), r"\1 to "),
-          # "thermostat to twenty too degrees" (dev21): "two" heard after a tens word, before a unit
-          (re.compile(r"\b(" + "|".join(TENS) + rf")\s+(?:too|to)\b(?=\s+(?:degrees?|percent|fahrenheit|celsius|{TIME_UNITS})\b)"), r"\1 two"),
           (re.compile(r"\bfourty\b"), "forty"), (re.compile(r"\bninty\b"), "ninety"),  # spelt as heard (dev18)
           # a length written short ("Timer 1h30.", "2h15m", "1hr 20", "90m", dev28): its units in words
           (re.compile(r"\b(\d+)\s*(?:h|hrs?)\s*(\d{1,2})\s*(?:m|mins?)?\b"), r"\1 hours \2 minutes"),
@@ -365,9 +364,10 @@ _HEARD = [(re.compile(rf"\b(?:too|to)\s+(?=(?:{TIME_UNITS})\b)"), "two "),
 
 
 def heard_numbers(request: str) -> str:
-    """``request`` with a homophone of two or four before a time unit read as the number, and
-    of "hour" after a number read as the unit."""
-    text = request.lower()
+    """``request`` with a recogniser's slips mended (``slips.SLIPS``: "twenty too degrees"), a
+    homophone of two or four before a time unit read as the number, and of "hour" after a
+    number read as the unit."""
+    text = mend_slips(request).lower()
     for pattern, number in _HEARD:
         text = pattern.sub(number, text)
     return text

@@ -27,6 +27,14 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     # a tens word then the sound of a unit ("sixty ate", "forty won"): a number, not a verb
     (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+ate\b"), r"\1 eight"),
     (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+won\b"), r"\1 one"),
+    # ... and before a unit, the sound of two or four ("twenty too degrees", dev21; "seventy for
+    # degrees"): "seventy for degrees" says nothing else
+    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+(?:too|to)\b(?=\s+{_UNITS_AFTER})"), r"\1 two"),
+    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+(?:for|fore)\b(?=\s+{_UNITS_AFTER})"), r"\1 four"),
+    # a tens word heard as two ("for tee", "six tee", "fif ty"), where it ends the line or a unit follows
+    (re.compile(rf"(?i)\b(thir|fif|six|seven|eigh|nine)\s+(?:ty|tee)\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"), r"\1ty"),
+    (re.compile(rf"(?i)\b(?:four|for|fore)\s+(?:ty|tee)\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"), "forty"),
+    (re.compile(rf"(?i)\btwen\s+(?:ty|tee)\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"), "twenty"),
     # "hour" heard as "our" right after a number and before more of the length
     (re.compile(rf"(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+our\b"
                 rf"(?=\s+(?:and|timer|{_NUMBER_AFTER})\b|\s*[,.!?]?\s*$)"), r"\1 hour"),
