@@ -68,6 +68,8 @@ def test_the_model_the_session_and_the_hooks_read_the_mended_line():
     ("dim the office lights to six tee percent", "dim the office lights to sixty percent"),
     ("set the heat to seventy for degrees", "set the heat to seventy four degrees"),
     ("thermostat to twenty too degrees", "thermostat to twenty two degrees"),
+    ("whats two plus too", "whats two plus two"),
+    ("what's nine times for?", "what's nine times four?"),
     # the slips the hooks alone read before (dev15, dev16, dev19), now the model's too
     ("can sell the pasta timer", "cancel the pasta timer"),
     ("Whats the whether like", "Whats the weather like"),

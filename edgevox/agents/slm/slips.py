@@ -38,6 +38,9 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "hour" heard as "our" right after a number and before more of the length
     (re.compile(rf"(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+our\b"
                 rf"(?=\s+(?:and|timer|{_NUMBER_AFTER})\b|\s*[,.!?]?\s*$)"), r"\1 hour"),
+    # a sum's last number heard as "too" or "for" ("whats two plus too" was answered "Three.")
+    (re.compile(r"(?i)\b(plus|minus|times|multiplied\s+by|divided\s+by)\s+(?:too|to)(?=\s*[?.!]?\s*$)"), r"\1 two"),
+    (re.compile(r"(?i)\b(plus|minus|times|multiplied\s+by|divided\s+by)\s+(?:for|fore)(?=\s*[?.!]?\s*$)"), r"\1 four"),
     # "a minute in a half": "and" swallowed ("one and a half" is the only length so said)
     (re.compile(r"(?i)\b(minutes?|hours?|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+in\s+a\s+half\b"),
      r"\1 and a half"),
