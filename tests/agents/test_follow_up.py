@@ -317,7 +317,8 @@ def test_dev38_a_new_name_in_a_transcript_without_capitals():
     assert retarget_name("and eggs too", shop, {"item": "milk"}) == {"item": "eggs"}
     assert retarget_thing("no not cheese i said peas", shop, {"item": "cheese"}) == {"item": "peas"}
     # what names nothing, or a bare "and X" of a thing that is not a place, stays the model's
-    for text in ("no stop", "and the kitchen too", "no thanks", "no the other one", "and turn it up", "and goodnight"):
+    for text in ("no stop", "and the kitchen too", "no thanks", "no the other one", "and turn it up", "and goodnight",
+                 "and louder too", "and quieter as well"):
         assert retarget_name(text, music, {"query": "jazz"}) is None, text
     for text in ("what about tomorrow", "and goodnight"):
         assert retarget_name(text, weather, {"location": "austin"}) is None, text

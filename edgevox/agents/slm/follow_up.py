@@ -121,8 +121,10 @@ _NEW_NAME_HEARD = re.compile(r"^\W*(?:(and|what\s+about|how\s+about|and\s+what\s
                              r"|(?:sorry|no|nah|oops|actually)\W+(?:i\s+(?:meant|said)\s+|the\s+))"
                              r"\s*(?:(?:over|out|up|down)\s+)?(?:in\s+|for\s+|at\s+)?"
                              r"([a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}?)(\s+(?:too|as\s+well|also))?\s*[?.!]*\s*$")
-#: words no name said alone is made of ("and the other one too", "what about tomorrow", "and goodnight")
-_NOT_IN_NAMES = GENERIC | HOME_PLACES | TIME_NAMES | _NOT_NAMES | frozenset(
+#: words no name said alone is made of ("and the other one too", "what about tomorrow", "and goodnight";
+#: "and louder too" after the music, dev38, had played "louder")
+_NOT_IN_NAMES = GENERIC | HOME_PLACES | TIME_NAMES | _NOT_NAMES | UP_WORDS | DOWN_WORDS | frozenset(
+    "darker quiet loud pause stop skip resume mute unmute again light lights lamp lamps heating heat volume music timer "
     "other same last first next previous tomorrow today tonight morning afternoon evening night weekend week later "
     "goodnight goodbye bye night hello hi".split())
 
