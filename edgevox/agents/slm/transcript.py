@@ -57,11 +57,16 @@ def respell_values(text: str, values: Iterable[str]) -> str:
 
 
 def join_split_values(text: str, values: Iterable[str]) -> str:
-    """``text`` with each value of ``values`` said as two words ("bed room") joined."""
-    for value in values:
-        for cut in range(2, len(value) - 1):
-            text = re.sub(rf"(?i)\b{value[:cut]}\s+{value[cut:]}\b", value, text)
-    return text
+    """``text`` with each value of ``values`` said as two words ("bed room") joined. One pass
+    over the words, whatever the number of values (a BFCL tool may allow hundreds)."""
+    wanted = set(values)
+    pairs = re.compile(r"\b([a-z]{2,})\s+(?=([a-z]{2,})\b)", re.IGNORECASE)
+    out, last = [], 0
+    for m in pairs.finditer(text):
+        if m.start() >= last and (m.group(1) + m.group(2)).lower() in wanted:
+            out.append(text[last:m.start()] + (m.group(1) + m.group(2)).lower())
+            last = m.end() + len(m.group(2))
+    return "".join(out) + text[last:]
 
 
 def mend(text: str, tools: Iterable[Any] = ()) -> str:
