@@ -55,6 +55,9 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)^(\W*(?:no|oh|um|uh|er|sorry)\W+)weight\b"), r"\1wait"),
     # "knew york" (dev38): the places called new, never known
     (re.compile(r"(?i)\bknew\s+(?=(?:york|jersey|zealand|orleans|delhi|hampshire|mexico|england|haven)\b)"), "new "),
+    # a hesitation the recogniser wrote as a word ("add bananas and uh milk" put "uh milk" on
+    # the list): it says nothing, wherever it stands
+    (re.compile(r"(?i)(?:(?<=\s)|^)(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\b[,.]?(?:\s+|$)"), ""),
     # "whats the whether in boston" (dev15: answered in words), "whats the thyme" (dev16): the
     # herb is never asked after with "what's the"
     (re.compile(r"(?i)\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),
@@ -76,4 +79,4 @@ def mend_slips(text: str) -> str:
     """``text`` with every slip of ``SLIPS`` read as the word meant."""
     for pattern, meant in SLIPS:
         text = pattern.sub(meant, text)
-    return text
+    return text.strip()
