@@ -77,6 +77,7 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def mend_slips(text: str) -> str:
     """``text`` with every slip of ``SLIPS`` read as the word meant."""
+    mended = text
     for pattern, meant in SLIPS:
-        text = pattern.sub(meant, text)
-    return text.strip()
+        mended = pattern.sub(meant, mended)
+    return text if mended == text else mended.strip()  # a line with no slip comes back as it was
