@@ -6,10 +6,11 @@ drop or swap a small word ("a minute in a half"). A 0.5B model reads such a line
 on dev38 (transcripts as a recogniser writes them) "the bed room as well" went on the
 shopping list, "nine teen point five" set the heating to 9.5 and "fif teen per cent" to 50.
 
-Only slips with one reading are mended: a split word whose halves join into a value a
-tool's schema allows (so "bed room" only where a room is called "bedroom"), the halves of
-a number ("nine teen"), a sound-alike where the sentence leaves no other sense ("turn of"
-before a thing, not "a turn of phrase"). The mended line is what the model, the session
+Only slips with one reading are mended: the fixed ones of `slips.SLIPS` (the halves of a
+number, a sound-alike where the sentence leaves no other sense: "turn of" before a thing,
+not "a turn of phrase"), and from the registry a split word whose halves join into a value
+a tool's schema allows ("bed room" only where a room is called "bedroom") or a value of
+several words with one a letter off ("the dinning room"). The mended line is what the model, the session
 and every later hook see; `vocabulary.heard_words` keeps reading the softer idioms
 ("chuck it down") for the hooks alone, since the model does better with the words said.
 """
