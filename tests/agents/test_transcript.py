@@ -38,7 +38,7 @@ def test_a_slip_with_one_reading_is_mended(heard, meant):
     "what a turn of phrase", "a book for teen readers", "who won the game", "set it to twenty for me",
     "our kitchen light off", "pause it", "cause the living room", "the dinning table", "here we go",
     "i can see it from here", "that's the turn of the century", "i knew it",
-    "a gift for tee ball", "the umbrella stand", "her hummus", "set it to seventy for me", "six tee shirts",
+    "a gift for tee ball", "the umbrella stand", "her hummus", "set it to seventy for me", "six tee shirts", "take care of the list",
 ])
 def test_words_with_another_reading_are_left_as_said(said):
     assert mend(said, TOOLS) == said
@@ -69,6 +69,8 @@ def test_the_model_the_session_and_the_hooks_read_the_mended_line():
     ("set the heat to seventy for degrees", "set the heat to seventy four degrees"),
     ("thermostat to twenty too degrees", "thermostat to twenty two degrees"),
     ("whats two plus too", "whats two plus two"),
+    ("take eggs of the shopping list", "take eggs off the shopping list"),
+    ("cross the oat milk of my list", "cross the oat milk off my list"),
     ("add bananas and uh milk to the shopping list", "add bananas and milk to the shopping list"),
     ("Um, turn it off, uhm", "turn it off,"),
     ("what's nine times for?", "what's nine times four?"),

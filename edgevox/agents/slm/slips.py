@@ -50,6 +50,9 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"((?:it|them|that|this|everything|all)\s+)?of\b(?!\s+(?:phrase|events|fate|the\s+(?:century|year|tide)))"),
      r"\1 \2off"),
     (re.compile(r"(?i)\b(lights?|lamps?|music|it|them)\s+of(?=\s*[,.!?]?\s*$)"), r"\1 off"),
+    # "take eggs of the shopping list" (session 29: the eggs were added): a thing taken of a list
+    (re.compile(r"(?i)\b(take|taking|took|get|cross|strike|knock)\s+(?!(?:care|note|stock|hold|a\s+(?:look|copy|photo|picture))\b)((?:[\w'-]+\s+){1,3}?)of\s+(?=(?:the|my|our)\s+(?:shopping\s+)?list\b)"),
+     r"\1 \2off "),
     # "i cant here a thing": "hear" after can't, "no weight" (no wait) opening a correction
     (re.compile(r"(?i)\b(can'?t|cannot|can\s+not|could\s+not|couldn'?t|barely)\s+here\b"), r"\1 hear"),
     (re.compile(r"(?i)^(\W*(?:no|oh|um|uh|er|sorry)\W+)weight\b"), r"\1wait"),
