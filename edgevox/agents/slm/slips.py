@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety"
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 _UNITS_AFTER = r"(?:hours?|minutes?|mins?|seconds?|secs?|degrees?|percent|per\s*cent|%|fahrenheit|celsius)"
-_NUMBER_AFTER = rf"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|{_TENS.replace(' ', '|')})"
+#: where a number heard in two halves may stand: at the end of a sentence or before a unit
+_END_OR_UNIT = rf"(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"
+_NUMBER_AFTER = rf"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|{_TENS})"
 
 #: (pattern, replacement): each a slip with one reading in a request to a home speaker
 SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -25,16 +27,16 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"(?i)\b(?:four|for|fore)\s+teen\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b|point\b))"), "fourteen"),
     (re.compile(r"(?i)\beightteen\b"), "eighteen"),
     # a tens word then the sound of a unit ("sixty ate", "forty won"): a number, not a verb
-    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+ate\b"), r"\1 eight"),
-    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+won\b"), r"\1 one"),
+    (re.compile(rf"(?i)\b({_TENS})\s+ate\b"), r"\1 eight"),
+    (re.compile(rf"(?i)\b({_TENS})\s+won\b"), r"\1 one"),
     # ... and before a unit, the sound of two or four ("twenty too degrees", dev21; "seventy for
     # degrees"): "seventy for degrees" says nothing else
-    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+(?:too|to)\b(?=\s+{_UNITS_AFTER})"), r"\1 two"),
-    (re.compile(rf"(?i)\b({_TENS.replace(' ', '|')})\s+(?:for|fore)\b(?=\s+{_UNITS_AFTER})"), r"\1 four"),
+    (re.compile(rf"(?i)\b({_TENS})\s+(?:too|to)\b(?=\s+{_UNITS_AFTER})"), r"\1 two"),
+    (re.compile(rf"(?i)\b({_TENS})\s+(?:for|fore)\b(?=\s+{_UNITS_AFTER})"), r"\1 four"),
     # a tens word heard as two ("for tee", "six tee", "fif ty"), where it ends the line or a unit follows
-    (re.compile(rf"(?i)\b(thir|fif|six|seven|eigh|nine)\s+(?:ty|tee)\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"), r"\1ty"),
-    (re.compile(rf"(?i)\b(?:four|for|fore)\s+(?:ty|tee)\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"), "forty"),
-    (re.compile(rf"(?i)\btwen\s+(?:ty|tee)\b(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"), "twenty"),
+    (re.compile(rf"(?i)\b(thir|fif|six|seven|eigh|nine)\s+(?:ty|tee)\b{_END_OR_UNIT}"), r"\1ty"),
+    (re.compile(rf"(?i)\b(?:four|for|fore)\s+(?:ty|tee)\b{_END_OR_UNIT}"), "forty"),
+    (re.compile(rf"(?i)\btwen\s+(?:ty|tee)\b{_END_OR_UNIT}"), "twenty"),
     # "hour" heard as "our" right after a number and before more of the length
     (re.compile(rf"(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+our\b"
                 rf"(?=\s+(?:and|timer|{_NUMBER_AFTER})\b|\s*[,.!?]?\s*$)"), r"\1 hour"),
