@@ -682,3 +682,9 @@ def test_dev38_a_place_the_recogniser_split_and_an_electric_blanket_are_not_ligh
     assert why_not("set the big kitchen lights to fifty", light, {"room": "kitchen", "on": True, "brightness": 50}, ALL) is None
     assert why_not("turn the upstairs hall light off", light, {"room": "hallway", "on": False}, ALL) is None
     assert unserved_devices("turn on the electric blanket in the bedroom", ALL) == {"blanket"}
+
+
+def test_dev40_an_order_to_flick_a_light_with_a_tag_is_no_question():
+    # dev40 (session 29): "Flick the dining room lights down to a quarter, yeah?" was blocked as a question
+    from edgevox.agents.slm.grounding import is_question
+    assert not is_question("Flick the dining room lights down to a quarter, yeah?")

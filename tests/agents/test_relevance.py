@@ -363,3 +363,12 @@ def test_a_thing_said_with_its_length_at_the_start_is_ordered():
     assert "start_timer" in ordered_tools("ten minute timer, pasta", reg)
     assert ordered_tools("Timer for 7 minutes?", reg) == set()  # asked
     assert ordered_tools("a 5 minute walk would be nice", reg) == set()
+
+
+def test_dev40_a_request_said_fine_as_it_is_or_taken_back_with_a_reason():
+    # dev40 (session 29): both ran (the volume went up, the bananas went on the list)
+    from edgevox.agents.slm.relevance import takes_itself_back
+    assert takes_itself_back("turn the volume up two... nah, it's fine as it is")
+    assert takes_itself_back("Add 4 bananas to... no, never mind, we've got some.")
+    for text in ("Turn it up, it's fine", "Play some jazz, it's okay I'll wait", "Dim the lights, no need to rush", "No, forget it."):
+        assert not takes_itself_back(text), text

@@ -424,3 +424,15 @@ def test_the_players_command_after_a_remark_is_still_the_players():
     assert transport_plan("the kitchen light is broken, skip it", reg) is None  # names a light
     assert transport_plan("put the kettle on, skip this one", reg) is None  # orders something else
     assert transport_plan("hang on, no, nothing, sorry, carry on", reg) is None  # dev30: taken back
+
+
+def test_dev40_down_to_the_last_of_something_puts_it_on_the_list():
+    # dev40 (session 29): "We're down to our last 2 toilet rolls." started a 2-minute timer (blocked)
+    from edgevox.agents.slm.wants import list_call
+    from edgevox.examples.home import Home
+    from edgevox.tools import ToolRegistry
+
+    reg = ToolRegistry(Home().tools())
+    tool, args = list_call("We're down to our last 2 toilet rolls.", reg)
+    assert tool.name == "add_to_shopping_list" and args == {"item": "toilet rolls"}
+    assert list_call("We're down to our last one.", reg) is None

@@ -168,7 +168,7 @@ _EXCUSE = re.compile(r"^\W*(?:excuse\s+me|pardon\s+me|(?:i'm\s+|i\s+am\s+)?sorry
 #: would ya?", dev36: blocked as questions), and the verbs an order opens on
 _TAG = re.compile(r",\s*(?:yeah|yea|ya|yep|ok|okay|would\s+ya|will\s+ya|would\s+you|will\s+you|could\s+you|can\s+you|mate|love)\W*$")
 _IMPERATIVE = frozenset("""turn switch set put play add start cancel stop pause skip dim make give stick chuck bung whack kill
-flip knock lower raise mute resume bring pop get crank take remove""".split())  # (``_ORDERS_PIECE`` opens on them too)
+flip flick knock lower raise mute resume bring pop get crank take remove""".split())  # (``_ORDERS_PIECE`` opens on them too)
 
 
 def is_question(text: str) -> bool:

@@ -346,6 +346,11 @@ _LAST_OF = re.compile(r"\bthe\s+last\s+of\s+(?:the\s+|our\s+|my\s+)?([a-z][a-z' 
                       r"(?:went|is\s+gone|has\s+gone|gone|got\s+used|was\s+used|ran\s+out|is\s+finished|has\s+run\s+out)\b")
 
 
+#: "We're down to our last 2 toilet rolls." (dev40): the thing itself, whatever is left of it
+_DOWN_TO_LAST = re.compile(r"\b(?:we're|were|we\s+are|i'm|i\s+am)\s+(?:down\s+to|on)\s+(?:our|the|my)\s+(?:very\s+)?last\s+"
+                           r"(?:\d+\s+|one\s+|two\s+|three\s+|few\s+|couple\s+(?:of\s+)?)?(?!one\b|bit\b)([a-z][a-z' -]*?)\s*(?:[.!?,;]|$)")
+
+
 #: "... and we've no squash left." (dev19), "There's no more milk left."
 _NONE_LEFT = re.compile(r"\b(?:we've|we\s+have|we've\s+got|we\s+got|there's|there\s+is|we're)\s+(?:got\s+)?no\s+(?:more\s+)?"
                         r"([a-z][a-z' -]*?)\s+left\b")
@@ -370,13 +375,14 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     off = _OFF_LIST.search(low)
     if off and not re.search(r"\band\b|,", off.group(1)) and (remover := list_tool(registry, "remove|delete")):
         return remover[0], {remover[1]: off.group(1).strip()}
-    m = _OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low) or _ALL_GONE.search(low) or _NONE_LEFT.search(low)
+    m = (_OUT_OF.search(low) or _NEED.search(low) or _LAST_OF.search(low) or _ALL_GONE.search(low) or _NONE_LEFT.search(low)
+         or _DOWN_TO_LAST.search(low))
     if m is None or m.group(1).split()[0] in _NOT_ITEMS or (adder := list_adder(registry)) is None:
         return None
     item = m.group(1).strip()
     if (put := _PUT_ON_LIST.search(low[m.end():])) and item not in put.group(0):
         return None  # "We've run out of loo roll. Would you mind jotting toilet paper down on the list?" (dev28)
-    if m.re in (_NEED, _LAST_OF, _ALL_GONE, _NONE_LEFT) and ({stem(w) for w in WORD.findall(item)}
+    if m.re in (_NEED, _LAST_OF, _ALL_GONE, _NONE_LEFT, _DOWN_TO_LAST) and ({stem(w) for w in WORD.findall(item)}
                           & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | {stem(d) for d in DEVICES} | set(SERVICES))):
         return None
     return adder[0], {adder[1]: item}
