@@ -323,3 +323,15 @@ def test_dev38_a_new_name_in_a_transcript_without_capitals():
     for text in ("what about tomorrow", "and goodnight"):
         assert retarget_name(text, weather, {"location": "austin"}) is None, text
     assert retarget_name("and eggs", shop, {"item": "milk"}) is None
+
+
+def test_dev40_the_thing_meant_instead_of_the_one_added():
+    # dev40 (session 29): "Oops, I meant pears, 6 pears." after apples added pears and left the apples
+    tools = {t.name: t for t in Home().tools()}
+    shop, timer, light = tools["add_to_shopping_list"], tools["start_timer"], tools["set_light"]
+    assert retarget_thing("Oops, I meant pears, 6 pears.", shop, {"item": "apples"}) == {"item": "pears"}
+    assert retarget_thing("oops i meant the rice", timer, {"minutes": 10, "label": "pasta"}) == {"minutes": 10, "label": "rice"}
+    # a length, "it", or a room (an enum) is no thing meant here
+    assert retarget_thing("sorry i meant 20 minutes", timer, {"minutes": 10, "label": "pasta"}) is None
+    assert retarget_thing("I meant it", shop, {"item": "apples"}) is None
+    assert retarget_thing("I meant the bedroom", light, {"room": "kitchen", "on": True}) is None

@@ -284,16 +284,28 @@ _CORRECTS = re.compile(r"\b(?:make\s+(?:that|it)|change\s+(?:that|it)|no|nah|not
 REDO_NOTE = "Now call {tool} again, as the user just corrected it."  # not "Call ...": the remainder's notes
 
 
+#: "Oops, I meant pears, 6 pears." (dev40): the thing meant, said alone (up to a comma)
+_MEANT = re.compile(r"^\W*(?:(?:oops|whoops|sorry|no|nah|actually|wait)\W+)*i\s+meant\s+(?:the\s+|some\s+)?"
+                    r"([a-z][a-z' -]*?)\s*(?:,.*)?[.!?]*$")
+#: what a thing meant is never: a number, a length, a word that names nothing
+_NOT_A_THING = GENERIC | frozenset(NUMBER_WORDS) | frozenset(TENS) | frozenset(
+    "hour hours minute minutes second seconds degrees percent".split())
+
+
 def retarget_thing(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with the one free-text argument the text takes back set to the one it
-    says instead ("Wait, not apples, pears." after adding apples -> pears), or None."""
-    for key, value in arguments.items():
-        if not isinstance(value, str) or not value.strip() or key not in properties(tool) \
-                or enum_of(properties(tool)[key]):
-            continue
-        m = re.match(_NOT_THAT.format(old=re.escape(value.lower())), text.lower())
-        if m and 0 < len(m.group(1).split()) <= 3 and m.group(1) != value.lower():
+    says instead ("Wait, not apples, pears." after adding apples -> pears; "Oops, I meant
+    pears." -> pears), or None."""
+    free = [key for key, value in arguments.items() if isinstance(value, str) and value.strip()
+            and key in properties(tool) and not enum_of(properties(tool)[key])]
+    for key in free:
+        m = re.match(_NOT_THAT.format(old=re.escape(arguments[key].lower())), text.lower())
+        if m and 0 < len(m.group(1).split()) <= 3 and m.group(1) != arguments[key].lower():
             return {**arguments, key: m.group(1)}
+    meant = _MEANT.match(text.lower())
+    if len(free) == 1 and meant and 0 < len(words := meant.group(1).split()) <= 3 and not set(words) & _NOT_A_THING \
+            and meant.group(1) != arguments[free[0]].lower():
+        return {**arguments, free[0]: meant.group(1)}
     return None
 
 
