@@ -688,3 +688,12 @@ def test_dev40_an_order_to_flick_a_light_with_a_tag_is_no_question():
     # dev40 (session 29): "Flick the dining room lights down to a quarter, yeah?" was blocked as a question
     from edgevox.agents.slm.grounding import is_question
     assert not is_question("Flick the dining room lights down to a quarter, yeah?")
+
+
+def test_dev40_how_the_assistant_is_and_how_the_room_feels_are_no_time_and_no_music():
+    # dev40 (session 29): "You work 24 hours a day, don't you get tired?" read the time; "I'm
+    # roasting, it must be 26 in here." played "roasting"
+    assert why_not("You work 24 hours a day, don't you get tired?", TOOLS["get_time"], {}, ALL) == "unrelated"
+    assert why_not("I'm roasting, it must be 26 in here.", TOOLS["play_music"], {"query": "roasting"}, ALL) == "unrelated"
+    assert why_not("What time is it? I'm tired.", TOOLS["get_time"], {}, ALL) is None
+    assert why_not("Play some jazz.", TOOLS["play_music"], {"query": "jazz"}, ALL) is None

@@ -323,7 +323,10 @@ _ELSEWHERE = (
 
 #: small talk about how someone is ("How are we today?", "How's it going?")
 _HOW_ARE_YOU = re.compile(r"\bhow\s+(?:are|r)\s+(?:you|we|ya|things|u)\b|\bhow's\s+(?:it\s+going|life|things|your\s+day)\b"
-                          r"|\bhow\s+(?:have|has)\s+(?:you|we)\s+been\b|\bhow\s+do\s+you\s+do\b")
+                          r"|\bhow\s+(?:have|has)\s+(?:you|we)\s+been\b|\bhow\s+do\s+you\s+do\b"
+                          # and how the assistant itself is ("You work 24 hours a day, don't you get tired?", dev40)
+                          r"|\b(?:don't|dont|do)\s+you\s+(?:ever\s+)?(?:get\s+)?(?:tired|bored|lonely|sleep|rest|dream)\b"
+                          r"|\bare\s+you\s+(?:ever\s+)?(?:tired|bored|lonely|sleepy|happy|sad|real|human|alive)\b")
 
 
 #: a joke, a poem, a story *about* something: the thing is its topic (what no tool makes)
@@ -521,6 +524,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     required = set((tool.parameters or {}).get("required") or ())
     strings = [v.strip().lower() for v in leaves({k: v for k, v in arguments.items() if k in required})
                if isinstance(v, str)]
+    if strings and all(v in FELT and FELT[v] not in own for v in strings):
+        return "unrelated"  # "I'm roasting, it must be 26 in here." (dev40) -> query "roasting": how the room feels
     if said & content_words(" ".join(strings)) - parts_of_values or any(_wordy(v) and v in request.lower() for v in strings):
         return None  # "Jazz please." -> query "jazz"; "maybe lo-fi" -> query "lo-fi"
     words = set(WORD.findall(request.lower()))
