@@ -42,10 +42,13 @@ def respell_values(text: str, values: Iterable[str]) -> str:
     room" -> "the dining room") written as the value: the other words pin down which is meant,
     so a lone word one letter from a value ("cause" for "pause") is never touched."""
     spans = [(m.start(), m.end(), m.group()) for m in re.finditer(r"[a-z]+", text.lower())]
+    present = {w for _, _, w in spans}
     mends: list[tuple[int, int, str]] = []
     for value in values:
         words = value.split()
-        for i in range(len(spans) - len(words) + 1) if len(words) >= 2 else ():
+        if len(words) < 2 or not present & set(words):
+            continue  # (all but one of its words must be said as they are)
+        for i in range(len(spans) - len(words) + 1):
             said = [w for _, _, w in spans[i:i + len(words)]]
             off = [(s, w) for s, w in zip(said, words, strict=True) if s != w]
             if len(off) == 1 and len(off[0][1]) >= 5 and one_edit_apart(*off[0]):
