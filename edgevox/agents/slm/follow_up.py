@@ -126,7 +126,7 @@ _NEW_NAME_HEARD = re.compile(r"^\W*(?:(and|what\s+about|how\s+about|and\s+what\s
 _NOT_IN_NAMES = GENERIC | HOME_PLACES | TIME_NAMES | _NOT_NAMES | UP_WORDS | DOWN_WORDS | frozenset(
     "darker quiet loud pause stop skip resume mute unmute again light lights lamp lamps heating heat volume music timer "
     "other same last first next previous tomorrow today tonight morning afternoon evening night weekend week later "
-    "goodnight goodbye bye night hello hi".split())
+    "goodnight goodbye bye hello hi".split())
 
 
 def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -452,13 +452,15 @@ _ASKS_THE_HOUR = re.compile(
 
 #: a request that ends by taking itself back ("Set a timer for... no, forget it.", dev18: it
 #: cancelled a timer named "no"); the words before it must say something of their own
-_WITHDRAWN = re.compile(r"^(.*?\w.*?)(?:\.\.\.|…|[,.;!?-])\s*(?:(?:no|nah|oh|actually|wait|hmm|um|uh|ah)\W+)*"
+#: what a line began to ask, up to the break before it is taken back
+_BEGUN = r"^(.*?\w.*?)(?:\.\.\.|…|[,.;!?-])\s*"
+_WITHDRAWN = re.compile(_BEGUN + r"(?:(?:no|nah|oh|actually|wait|hmm|um|uh|ah)\W+)*"
                         r"(?:forget\s+(?:it|that|about\s+it|i\s+said\s+anything)|never\s*mind|don't\s+bother|scratch\s+that"
                         r"|skip\s+it|not\s+now|leave\s+it|no\s+need)"
                         # and why, after it ("Add 4 bananas to... no, never mind, we've got some.", dev40)
                         r"(?:\W+(?:we|we've|we're|i|i've|i'm|it's|there's|that's|they're)\b[^.?!]*)?\W*$")
 #: "turn the volume up two... nah, it's fine as it is" (dev40): a thing said fine as it is, after a no
-_FINE_AS_IS = re.compile(r"^(.*?\w.*?)(?:\.\.\.|…|[,.;!?-])\s*(?:(?:no|nah|actually|oh)\W+)+"
+_FINE_AS_IS = re.compile(_BEGUN + r"(?:(?:no|nah|actually|oh)\W+)+"
                          r"it's\s+(?:fine|ok|okay|alright)(?:\s+as\s+it\s+is)?\W*$")
 _ONLY_TAKING_BACK = frozenset("no nah oh actually wait hmm um uh ah ok okay sorry so well".split())
 
@@ -466,7 +468,8 @@ _ONLY_TAKING_BACK = frozenset("no nah oh actually wait hmm um uh ah ok okay sorr
 def takes_itself_back(request: str) -> bool:
     """Does ``request`` end by taking back what it began to ask? Not a whole request that only
     takes back the turn before ("No, forget it.": ``follow_up.undo``'s)."""
-    m = _WITHDRAWN.match(request.lower().strip()) or _FINE_AS_IS.match(request.lower().strip())
+    low = request.lower().strip()
+    m = _WITHDRAWN.match(low) or _FINE_AS_IS.match(low)
     return bool(m) and not set(WORD.findall(m.group(1))) <= _ONLY_TAKING_BACK
 
 

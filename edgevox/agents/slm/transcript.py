@@ -23,18 +23,13 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.slips import mend_slips
-from edgevox.agents.slm.vocabulary import enum_of, one_edit_apart, properties
+from edgevox.agents.slm.vocabulary import enum_values, one_edit_apart
 
 
-def enum_words(tools: Iterable[Any]) -> set[str]:
-    """The string values the tools' schemas allow, in lower case ("bedroom", "dining room")."""
-    return {v.lower() for t in tools for sch in properties(t).values() for v in enum_of(sch) if isinstance(v, str)}
-
-
-def joinable_values(tools: Iterable[Any]) -> set[str]:
-    """The one-word values of ``enum_words`` ("bedroom", "bathroom"): the words a recogniser
-    may split in two that a call can hold whole."""
-    return {v for v in enum_words(tools) if re.fullmatch(r"[a-z]{5,}", v)}
+def joinable_values(values: Iterable[str]) -> set[str]:
+    """The one-word values of ``values`` ("bedroom", "bathroom"): the words a recogniser may
+    split in two that a call can hold whole."""
+    return {v for v in values if re.fullmatch(r"[a-z]{5,}", v)}
 
 
 def respell_values(text: str, values: Iterable[str]) -> str:
@@ -60,13 +55,16 @@ def respell_values(text: str, values: Iterable[str]) -> str:
     return text
 
 
+#: two words side by side, the second looked at without being taken (it may open the next pair)
+_PAIR = re.compile(r"\b([a-z]{2,})\s+(?=([a-z]{2,})\b)", re.IGNORECASE)
+
+
 def join_split_values(text: str, values: Iterable[str]) -> str:
     """``text`` with each value of ``values`` said as two words ("bed room") joined. One pass
     over the words, whatever the number of values (a BFCL tool may allow hundreds)."""
     wanted = set(values)
-    pairs = re.compile(r"\b([a-z]{2,})\s+(?=([a-z]{2,})\b)", re.IGNORECASE)
     out, last = [], 0
-    for m in pairs.finditer(text):
+    for m in _PAIR.finditer(text):
         if m.start() >= last and (m.group(1) + m.group(2)).lower() in wanted:
             out.append(text[last:m.start()] + (m.group(1) + m.group(2)).lower())
             last = m.end() + len(m.group(2))
@@ -75,8 +73,8 @@ def join_split_values(text: str, values: Iterable[str]) -> str:
 
 def mend(text: str, tools: Iterable[Any] = ()) -> str:
     """``text`` with the slips of ``slips.SLIPS`` and the split values of ``tools`` mended."""
-    text, tools = mend_slips(text), list(tools)
-    return respell_values(join_split_values(text, joinable_values(tools)), enum_words(tools))
+    values = enum_values(tools)
+    return respell_values(join_split_values(mend_slips(text), joinable_values(values)), values)
 
 
 class MendTranscript(Hook):

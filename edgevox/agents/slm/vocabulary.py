@@ -191,6 +191,11 @@ ROOM_NAMES = {"living room": ("lounge", "sitting room", "front room"),
 _NOT_THE_ROOM = r"(?!\s+(?:roll|rolls|paper|brush|cleaner|seat|standard)\b)"
 
 
+def enum_values(tools: Iterable[Any]) -> set[str]:
+    """The string values the tools' schemas allow, in lower case ("bedroom", "dining room")."""
+    return {v.lower() for t in tools for sch in properties(t).values() for v in enum_of(sch) if isinstance(v, str)}
+
+
 def heard_words(text: str, tools: Iterable[Any] = ()) -> str:
     """``text`` with a recogniser's slips (``slips.SLIPS``) and the idioms of ``HEARD`` read as
     the word meant, and another name of a room (``ROOM_NAMES``) as the room one of ``tools``
@@ -198,7 +203,7 @@ def heard_words(text: str, tools: Iterable[Any] = ()) -> str:
     text = mend_slips(text)
     for pattern, meant in HEARD:
         text = pattern.sub(meant, text)
-    values = {v.lower() for t in tools for sch in properties(t).values() for v in enum_of(sch) if isinstance(v, str)}
+    values = enum_values(tools)
     for room, names in ROOM_NAMES.items():
         if room in values:
             for name in names:
