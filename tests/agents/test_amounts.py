@@ -220,6 +220,19 @@ def test_a_level_said_is_not_set_on_a_light_switched_off():
     assert fix_level_switched_off("Kitchen light down.", light, {"room": "kitchen", "on": False, "brightness": 30}) is None
     assert fix_level_switched_off("Kitchen to 30.", light, {"room": "kitchen", "on": True, "brightness": 30}) is None
     assert fix_level_switched_off("Volume to 30.", TOOLS["set_volume"], {"level": 30}) is None  # no on/off flag
+    # dev40 (session 30): darkness complained of wants light ("too dark" is no "make it dark")
+    assert fix_level_switched_off("It's way too dark in the office, like 10 percent bright.", light,
+                                  {"room": "office", "on": False, "brightness": 10})["on"] is True
+    assert fix_level_switched_off("Office dark, it was at 10.", light, {"room": "office", "on": False, "brightness": 10}) is None
+
+
+def test_a_number_said_beside_an_end_is_not_the_level():
+    """dev40 (session 30): "just mute the thing, it's blasting at like 90" -> the mute's 0 set
+    to 90, the level the speakers are at now."""
+    volume = TOOLS["set_volume"]
+    assert fix_unsaid_number("just mute the thing, it's blasting at like 90", volume, {"level": 0}) is None
+    assert fix_unsaid_number("Max it out, it's only on 40.", volume, {"level": 100}) is None
+    assert fix_unsaid_number("Volume to 40, it's too loud at max.", volume, {"level": 100}) == {"level": 40}
 
 
 def test_hundreds_in_words_and_a_plain_length_the_call_lost():

@@ -405,6 +405,17 @@ def test_a_part_is_read_as_heard(embedder):
     assert [c.name for c in r.calls] == ["set_light", "get_weather"] and len(be.requests) == 2, r.calls
 
 
+def test_a_thing_to_read_named_after_the_verb_before_it_is_read_too(embedder):
+    # dev40 (session 30): "the weather in Rome" sat 0.08 ahead of the no-tool lines: never read
+    be, agent, home = _home([call("get_time"), call("get_weather", location="Rome")], embedder)
+    r = agent.run("Tell me the time and the weather in Rome for the next 2 days.")
+    assert [c.name for c in r.calls] == ["get_time", "get_weather"] and len(be.requests) == 2, r.calls
+    # a part with a verb of its own, or an action, is held to the full margin
+    be, agent, home = _home([call("get_time")], embedder)
+    r = agent.run("Tell me the time and I wonder what the weather is like in Rome.")
+    assert [c.name for c in r.calls] == ["get_time"] and len(be.requests) == 1, r.calls
+
+
 def test_a_piece_that_says_its_tools_verb_is_done_beside_a_call_of_the_runner_up(embedder):
     # dev28 (session 27): "Correction: remove apples, add pears." removed the apples only
     be, agent, home = _home([call("remove_from_shopping_list", item="apples"),

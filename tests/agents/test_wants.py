@@ -370,6 +370,11 @@ def test_dev18_a_light_left_on_a_list_call_the_other_way_round():
     tool, args = list_call_turned(said, reg, ToolCall(id="c", name="remove_from_shopping_list", arguments={"item": "pears"}))
     assert (tool.name, args) == ("add_to_shopping_list", {"item": "pears"})
     assert list_call_turned(said, reg, ToolCall(id="c", name="remove_from_shopping_list", arguments={"item": "apples"})) is None
+    # dev40 (session 30): "Take the 4 avocados off the list and add 1 kilo of carrots." added
+    # "avocado" (the item as the call wrote it, the plural as said)
+    tool, args = list_call_turned("Take the 4 avocados off the list and add 1 kilo of carrots.", reg,
+                                  ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "avocado"}))
+    assert (tool.name, args) == ("remove_from_shopping_list", {"item": "avocado"})
     assert list_call_turned("Put takeaway boxes on the list.", reg,
                             ToolCall(id="c", name="add_to_shopping_list", arguments={"item": "takeaway boxes"})) is None
     # dev21 (session 25): "Get the Vegemite off the list, we've got heaps." added it

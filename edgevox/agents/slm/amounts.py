@@ -255,7 +255,14 @@ def fix_unsaid_number(request: str, tool: Any, arguments: Mapping[str, Any]) -> 
         # thirds" -> 67: the "two" is not the level); a number of a name
     if schema is None or not _numeric(schema) or (bounds and not bounds[0] <= said[0] <= bounds[1]):
         return None
+    if bounds and (end := said_end(request)) is not None and float(held[0][1]) == bounds[end] \
+            and not _TO_NUMBER.search(request.lower()):
+        return None  # "just mute the thing, it's blasting at like 90" (dev40): the 90 is the level now
     return {**arguments, key: int(said[0]) if float(said[0]).is_integer() else said[0]}
+
+
+#: a number said as the level to go to ("to 40", "down to like forty"), not the level it is at
+_TO_NUMBER = re.compile(rf"\bto\s+(?:(?:like|about|around|roughly)\s+)?(?:\d|(?:{'|'.join([*NUMBER_WORDS[1:], *TENS])})\b)")
 
 
 def said_hours_minutes(request: str) -> float | None:
@@ -465,18 +472,25 @@ _AT_FULL = re.compile(r"\b(?:to|at|on|up\s+to)\s+full\b|\bfull\s+(?:brightness|v
                       r"|\bfull\W*(?:please\W*)?$")  # "Kitchen lights full." (dev21)
 
 
-def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The arguments with the one ranged parameter at the end the call's own part of the
-    request names ("max", "lowest"; "kitchen lights to full" of "... and the dining room at
-    50", dev24), or None."""
-    request = own_part(request, tool, arguments)
+def said_end(request: str) -> int | None:
+    """Which end of a range the request names: 1 for the top ("max", "all the way up", "as
+    loud as it'll go"), 0 for the bottom ("mute", "lowest"), None for neither or both."""
     low = request.lower()
     words = set(re.findall(r"[a-z]+", low)) | {f"way {m}" for m in re.findall(r"\ball the way (up|down)\b", low)}
     words |= {f"way {_AS_FAR[m.group(1) or m.group(2)]}" for m in _AS_FAR_AS.finditer(low)}
     if not _AT_FULL.search(low):
         words.discard("full")  # "I've got my hands full of laundry" (dev30) is no level
-    end = 1 if words & _TOP else 0 if words & _BOTTOM else None
-    if end is None or bool(words & _TOP) == bool(words & _BOTTOM) or re.search(r"\d", request):
+    top, bottom = bool(words & _TOP), bool(words & _BOTTOM)
+    return None if top == bottom else 1 if top else 0
+
+
+def fix_extreme(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The arguments with the one ranged parameter at the end the call's own part of the
+    request names ("max", "lowest"; "kitchen lights to full" of "... and the dining room at
+    50", dev24), or None."""
+    request = own_part(request, tool, arguments)
+    end = said_end(request)
+    if end is None or re.search(r"\d", request):
         return None
     if (ranged := the_ranged_parameter(tool)) is None:
         return None
@@ -552,6 +566,9 @@ def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
 
 #: words by which a request switches something off (a level said with them may be the old one)
 _OFF_WORDS = frozenset("off out kill shut stop disable dark darkness".split())
+#: darkness complained of, which wants light, not darkness ("It's way too dark in the office, like
+#: 10 percent bright.", dev40: switched off at 10)
+_TOO_DARK = re.compile(r"\b(?:too|so|very|really|quite|pretty|bit|rather|getting)\s+dark\b")
 
 
 def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -567,7 +584,8 @@ def fix_level_switched_off(request: str, tool: Any, arguments: Mapping[str, Any]
     if not is_number(level) or level <= lo:
         return None
     said = said_numbers(request) | {float(round(ranged[1][1] * share)) for share in said_shares(request)}
-    if set(WORD.findall(own_part(request, tool, arguments).lower())) & _OFF_WORDS or float(level) not in said:
+    part = _TOO_DARK.sub(" ", own_part(request, tool, arguments).lower())
+    if set(WORD.findall(part)) & _OFF_WORDS or float(level) not in said:
         return None
     return {**arguments, flags[0]: True}
 

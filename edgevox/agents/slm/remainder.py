@@ -59,6 +59,11 @@ SIBLING_ABOVE = 0.15
 #: how far behind the nearest tool a part must sit from the tool a later call of the hop used,
 #: for that call to be taken back (``Remainder.before_tool``)
 AWAY = 0.25
+#: how far ahead of the no-tool lines a later part that names what its tool reads must be, said
+#: after the verb of the part before it (``Remainder._asked_alongside``; home only)
+READ_ALONGSIDE_ABOVE = 0.05
+#: a part with no verb of its own: an article and a noun ("the weather in Rome")
+_NOUN_PHRASE = re.compile(r"^\W*(?:the|a|an|today's|tomorrow's|tonight's)\s+\w")
 #: the note of the extra hop (never stored in the session)
 NOTE = 'Call {tool} for the rest of the request: "{part}", with the arguments it says.'
 EITHER = 'Call {tool} or {other} for the rest of the request: "{part}", whichever it asks for.'
@@ -158,7 +163,8 @@ class Remainder(Hook):
             (name, sim), (other, near) = rel.best, rel.second
             if not self.readers_only and part in joined and (beside := self._beside_a_call(ctx, part, rel, called)):
                 return (beside,), part
-            if name is None or name in called or rel.margin < self.call_above or is_remark(part) or _TOLD_WHEN.search(part.lower()) \
+            bar = self.call_above if self.readers_only or not self._asked_alongside(ctx, part, name) else READ_ALONGSIDE_ABOVE
+            if name is None or name in called or rel.margin < bar or is_remark(part) or _TOLD_WHEN.search(part.lower()) \
                     or _DO_THE_REST.match(part) \
                     or tells_of_someone(part, ctx.registry):
                 continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
@@ -249,6 +255,18 @@ class Remainder(Hook):
                     and any((done := ctx.registry.get(n)) is not None and undoes(tool, done) for n in called)):
                 return name
         return None
+
+    @staticmethod
+    def _asked_alongside(ctx: TurnContext, part: str, name: str | None) -> bool:
+        """Is ``part`` a thing to read, named after the verb of a part before it ("Tell me the
+        time and the weather in Rome.", dev40: "the weather in Rome" sat 0.08 ahead of the
+        no-tool lines, which hold questions about cities, and the weather was never read)? A
+        later part that opens on an article and names what its nearest tool reads."""
+        tool = ctx.registry.get(name) if name else None
+        parts = parts_of(ctx.text)
+        if tool is None or changes_things(tool) or part not in parts[1:] or not _NOUN_PHRASE.match(part.lower()):
+            return False
+        return bool({stem(w) for w in WORD.findall(part.lower())} & target_words(tool))
 
     @staticmethod
     def _says_verb(part: str, name: str) -> bool:

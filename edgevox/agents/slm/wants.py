@@ -533,8 +533,8 @@ _NO_NEED = re.compile(r"\b(?:don't|dont|do\s+not|doesn't|does\s+not|no\s+longer|
 def list_way_said(request: str, item: str) -> str | None:
     """"add" or "remove": what the one part of ``request`` that says ``item`` does with it
     ("Take apples off the list and add pears." -> apples: "remove"), or None."""
-    words = set(WORD.findall(item.lower()))
-    parts = [p for p in JOIN.split(request.lower()) if words and words <= set(WORD.findall(p))]
+    words = {stem(w) for w in WORD.findall(item.lower())}  # "avocado" of "the 4 avocados" (dev40)
+    parts = [p for p in JOIN.split(request.lower()) if words and words <= {stem(w) for w in WORD.findall(p)}]
     if len(parts) != 1:
         return None
     part = _NO_NEED.sub(" no_need ", parts[0])
