@@ -104,6 +104,11 @@ def test_two_timers_each_get_the_length_of_their_own_piece():
     ("Timer for 1 hour.", None),
     ("1 hour 20 minutes.", None),  # both units said: unit_args' business
     ("A 2 hour timer for 20 people.", None),  # a number of something else
+    # dev42 (session 30): a unit down, minutes then seconds (30 minutes before)
+    ("Pop a timer on for a minute thirty, would ya?", 90),
+    ("Two minutes forty five for the eggs.", 165),
+    ("A 5 minute timer for 2 people.", None),
+    ("1 minute 30 seconds.", None),
 ])
 def test_hours_then_a_number_without_its_unit_are_minutes(text, seconds):
     assert said_hours_minutes(text) == seconds
@@ -471,3 +476,14 @@ def test_a_second_one_said_with_a_bare_number_keeps_the_first_timers_length_its_
     # dev30 (session 27): the pizza's timer ran 12 minutes 8 seconds
     assert fix_duration("Set a pizza timer for 12 minutes and a garlic bread one for 8.", timer,
                         {"minutes": 12, "seconds": 8, "label": "pizza"}) == {"label": "pizza", "minutes": 12, "seconds": 0}
+
+
+def test_a_level_on_a_scale_of_its_own_is_its_share_of_the_top():
+    from edgevox.agents.slm.amounts import fix_out_of
+
+    # dev42 (session 30): "Set the volume to 3 out of 10." -> level 3
+    assert fix_out_of("Set the volume to 3 out of 10.", TOOLS["set_volume"], {"level": 3}) == {"level": 30}
+    assert fix_out_of("Kitchen lights seven out of ten.", TOOLS["set_light"],
+                      {"room": "kitchen", "on": True, "brightness": 7})["brightness"] == 70
+    assert fix_out_of("Volume to 30.", TOOLS["set_volume"], {"level": 30}) is None
+    assert fix_out_of("Set a timer, 3 out of 10 eggs are done.", TOOLS["start_timer"], {"minutes": 3}) is None

@@ -107,6 +107,10 @@ ALL = list(TOOLS.values())
     ("Shut the garage door.", "set_light", {"room": "garage", "on": False}, "device"),
     ("Heat the oven to two hundred and twenty.", "set_thermostat", {"temperature": 200}, "device"),
     ("Heat the house to 21.", "set_thermostat", {"temperature": 21}, None),
+    # dev42 (session 30): a device's own setting; a tub as a measure
+    ("TV volume to 20.", "set_volume", {"level": 20}, "device"),
+    ("Volume to 20, the TV is off.", "set_volume", {"level": 20}, None),
+    ("Oh, and 2 tubs of cream cheese too.", "add_to_shopping_list", {"item": "cream cheese"}, None),
     ("How come the sky looks blue in the daytime?", "get_weather", {}, "question"),
     ("Add dentist on Tuesday to my calendar.", "add_to_shopping_list", {"item": "dentist"}, "unrelated"),
     ("Order a curry from the usual place.", "play_music", {"query": "curry"}, "unrelated"),

@@ -151,3 +151,19 @@ def test_the_order_copied_into_a_things_name_is_dropped():
     # dev32 (session 28): a filler before the order ("Playing like, play some Afrobeats.")
     assert fix_order_words("What time is it? And, like, play some Afrobeats.", music,
                            {"query": "like, play some Afrobeats"}) == {"query": "Afrobeats"}
+
+
+@pytest.mark.parametrize(("text", "kept", "query"), [
+    # dev42 (session 30): the title or the number before the name the model kept
+    ("Play 22 by Taylor Swift.", "Taylor Swift", "22 by Taylor Swift"),
+    ("No, I meant 7 Rings by Ariana Grande.", "Ariana Grande", "7 Rings by Ariana Grande"),
+    ("Can you throw on some 90s hip hop?", "hip hop", "90s hip hop"),
+    ("Play something by Adele.", "Adele", None),  # no title said
+    ("Set the volume to 30 and play jazz.", "jazz", None),
+    ("Play 21 by Adele.", "21 by Adele", None),  # kept whole already
+])
+def test_a_title_said_before_the_name_the_model_kept_is_put_back(text, kept, query):
+    from edgevox.agents.slm.labels import fix_dropped_title
+
+    fixed = fix_dropped_title(text, TOOLS["play_music"], {"query": kept})
+    assert (fixed["query"] if fixed else None) == query

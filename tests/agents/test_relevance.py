@@ -333,10 +333,28 @@ def test_a_question_whether_the_clock_has_reached_an_hour_asks_the_time():
     assert asks_the_hour("Is it 5 pm yet?") and asks_the_hour("is it after midnight")
     assert not asks_the_hour("Is it five minutes yet?") and not asks_the_hour("Is it 20?")
     assert not asks_the_hour("Is it 20 degrees?") and not asks_the_hour("Is it one of those days?")
+    # dev42 (session 30): "Time check, is it 5 yet?" had its clock call blocked as a state's question
+    assert asks_the_hour("Time check, is it 5 yet?") and asks_the_hour("is it six yet")
+    assert not asks_the_hour("Is it 20 yet?") and not asks_the_hour("Is it done yet?")
+
+
+def test_a_state_praised_as_it_is_asks_for_nothing():
+    from edgevox.agents.slm.relevance import praises_as_is
+
+    # dev42 (session 30): each made its call again, the number read as an order
+    for text in ("Thanks, that 20 minute timer was perfect.", "Thank you, 21 degrees is just right.",
+                 "ta, the volume at 30 is spot on", "That's better, thanks."):
+        assert praises_as_is(text), text
+    for text in ("The music is fine, turn off the kitchen light.", "The kitchen is too dark.", "Is the volume ok?",
+                 "Set it to 21, that is perfect.", "The office light is fine but the hallway is too dark.", "22 is good."):
+        assert not praises_as_is(text), text
 
 
 def test_a_request_that_ends_by_taking_itself_back_is_answered_in_words():
     from edgevox.agents.slm.relevance import takes_itself_back
+    # dev42 (session 30): "cancel that" after a no takes back; alone it may cancel a timer
+    assert takes_itself_back("Kitchen lights to 30, no, cancel that, leave them.")
+    assert not takes_itself_back("The 10 minute timer, cancel that.")
 
     # dev18 (session 23): "Set a timer for... no, forget it." cancelled a timer named "no"
     assert takes_itself_back("Set a timer for... no, forget it.")

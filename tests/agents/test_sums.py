@@ -18,6 +18,7 @@ from edgevox.agents.slm.sums import solve, spoken
 from edgevox.tools import tool
 
 SUMS = [
+    ("Add 17 and 25.", 42), ("What's the sum of 4 and 9?", 13),  # dev42 (session 30): "17 and 25" went on the list
     ("Nine squared.", 81),  # QWEN: 36
     ("Two hundred minus seventy?", 130),  # QWEN: 20
     ("What's eighteen times three?", 54),  # QWEN: 216
@@ -43,6 +44,7 @@ NOT_SUMS = [
     "What time is it?",
     "How many seconds in an hour?",  # a conversion, not a sum
     "Add milk and eggs to the list.",
+    "Add 2 and 3 to the list.", "Add 2 apples.",
     "Play track two and three.",
     "Set the heating to twenty one plus.",
 ]

@@ -15,6 +15,7 @@ TOOLS = Home().tools()
     # dev38 (session 29): each was read literally by the model
     ("set heating to nine teen point five", "set heating to nineteen point five"),
     ("actually make it for teen", "actually make it fourteen"),
+    ("Set the living room lights to for tea percent.", "Set the living room lights to forty percent."),  # dev42
     ("dim the living room to fif teen per cent", "dim the living room to fifteen per cent"),
     ("thermostat sixty ate fahrenheit", "thermostat sixty eight fahrenheit"),
     ("set a timer for one our and thirty minutes", "set a timer for one hour and thirty minutes"),
@@ -38,7 +39,7 @@ def test_a_slip_with_one_reading_is_mended(heard, meant):
     "what a turn of phrase", "a book for teen readers", "who won the game", "set it to twenty for me",
     "our kitchen light off", "pause it", "cause the living room", "the dinning table", "here we go",
     "i can see it from here", "that's the turn of the century", "i knew it",
-    "a gift for tee ball", "the umbrella stand", "her hummus", "set it to seventy for me", "six tee shirts", "take care of the list",
+    "a gift for tee ball", "is it time for tea?", "four tea bags", "the umbrella stand", "her hummus", "set it to seventy for me", "six tee shirts", "take care of the list",
 ])
 def test_words_with_another_reading_are_left_as_said(said):
     assert mend(said, TOOLS) == said

@@ -266,20 +266,21 @@ _TO_NUMBER = re.compile(rf"\bto\s+(?:(?:like|about|around|roughly)\s+)?(?:\d|(?:
 
 
 def said_hours_minutes(request: str) -> float | None:
-    """"one hour twenty" -> 4800 seconds: hours, then a number without a unit (minutes)."""
+    """"one hour twenty" -> 4800 seconds: hours, then a number without a unit (minutes); the
+    same a unit down: "a minute thirty" -> 90 (dev42: 30 minutes)."""
     text = request.lower().replace("-", " ")
-    m = re.search(rf"\b{_NUM}\s+hours?\b,?", text)
-    if m is None or re.search(r"\b(?:minute|min|second|sec)s?\b", text):
-        return None
-    after = _HOURS_THEN.match(text[m.end():])
-    if after is None:
-        return None
-    words = TOKEN.findall(after.group(1))
-    minutes = number_at(words, 0, articles=False) if words else None
-    if minutes is None or not 0 < minutes[0] < 60:
-        return None
-    hours = int(m.group(1)) if m.group(1).isdigit() else _SMALL[m.group(1)]
-    return hours * 3600 + minutes[0] * 60
+    for unit, smaller, others in (("hours?", 60, r"minute|min|second|sec"), ("(?:minute|min)s?", 1, r"hour|hr|second|sec")):
+        m = re.search(rf"\b{_NUM}\s+{unit}\b,?", text)
+        if m is None or re.search(rf"\b(?:{others})s?\b", text):
+            continue
+        after = _HOURS_THEN.match(text[m.end():])
+        words = TOKEN.findall(after.group(1)) if after else []
+        then = number_at(words, 0, articles=False) if words else None
+        if then is None or not 0 < then[0] < 60:
+            continue
+        whole = int(m.group(1)) if m.group(1).isdigit() else _SMALL[m.group(1)]
+        return (whole * 60 + then[0]) * smaller
+    return None
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(-?\d+(?:\.\d+)?)")
 
 
@@ -560,6 +561,24 @@ def fix_share(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str
         ways = {k for k, sch in properties(tool).items() if {str(v).lower() for v in enum_of(sch)} >= {"up", "down"}}
         return {**{k: (None if k in ways else v) for k, v in arguments.items()}, key: value}
     if not is_number(held) or held == value or not lo <= value <= hi:
+        return None
+    return {**arguments, key: value}
+
+
+#: a level said on a scale of its own: "3 out of 10", "seven out of ten"
+_OUT_OF = re.compile(rf"\b(\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS[:11])})\s+out\s+of\s+(5|10|five|ten)\b")
+
+
+def fix_out_of(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The one ranged parameter at the share a level "out of" a scale of its own says ("Set the
+    volume to 3 out of 10." -> ``level=30``, dev42: the model's 3), or None."""
+    found = _OUT_OF.findall(request.lower())
+    if len(found) != 1 or not changes_things(tool) or (ranged := the_ranged_parameter(tool)) is None:
+        return None
+    said, scale = (float(w) if w[0].isdigit() else NUMBER_WORDS.index(w) for w in found[0])
+    key, (lo, hi) = ranged
+    value = round(hi * said / scale) if said <= scale else None
+    if value is None or not lo <= value <= hi or arguments.get(key) == value or hi == scale:
         return None
     return {**arguments, key: value}
 

@@ -263,7 +263,19 @@ def tells_not_asks(request: str) -> bool:
 
 
 #: a device's word said as a place, not the device
-_NO_DEVICE = re.compile(r"\bnext[\s-]+door\b|\bdoor\s+to\s+door\b")
+_NO_DEVICE = re.compile(r"\bnext[\s-]+door\b|\bdoor\s+to\s+door\b"
+                        r"|\btubs?\s+of\b")  # "2 tubs of cream cheese" (dev42): a measure, no hot tub
+
+
+def _device_compound(request: str, tools: Iterable[Any], tool: Any) -> bool:
+    """Does ``request`` name a device no tool serves right before a word of the tool's name
+    ("TV volume" for ``set_volume``, "oven temperature"): that device's own setting? Not a place
+    that is also a device ("garage light")."""
+    unserved = unserved_devices(request, tools)
+    named = {stem(w) for w in re.split(r"[_.\s]+", tool.name.lower()) if w}
+    words = WORD.findall(request.lower())
+    return bool(unserved) and any(stem(a) in unserved and a not in HOME_PLACES and stem(b) in named
+                                  for a, b in itertools.pairwise(words))
 
 
 def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:
@@ -489,6 +501,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
                                             and not (thing[1] and stem(thing[1]) in target))
                                            or (thing[1] and stem(thing[1]) in unserved and stem(thing[0]) not in target)):
         return "device"  # "Heat the oven to 220." / "Heat the hot tub ...": the oven is what is heated, not the house
+    if changes_things(tool) and _device_compound(request, tools, tool):
+        return "device"  # "TV volume to 20." (dev42): the TV's volume, not the speakers'
     if asks_another_service(request, tool):
         return "unrelated"  # "Remind me to take the bins out." -> the shopping list
     if _HOW_ARE_YOU.search(request) and not said & target:

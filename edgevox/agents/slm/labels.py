@@ -281,3 +281,34 @@ def fix_order_words(request: str, tool: Any, arguments: Mapping[str, Any]) -> di
             fixed[key] = bare
     return {**arguments, **fixed} if fixed else None
 
+
+#: a title said before "by" and the artist the call kept alone ("Play 22 by Taylor Swift." ->
+#: "Taylor Swift", dev42), after the word that orders or names it
+_TITLE_BY = re.compile(r"\b(?:play|on|meant|hear|queue|some|to)\s+((?:[\w'-]+\s+){1,5}?)by\s+$", re.I)
+#: a number said right before the rest of the name ("some 90s hip hop" -> "hip hop", dev42)
+_NUMBER_BEFORE = re.compile(r"\b(?:play|on|some|the|hear|meant)\s+(\d+(?:'?s)?|nineties|eighties|seventies|sixties|fifties)\s+$", re.I)
+#: words of a title that name no title ("Play something by Adele", "some songs by Queen")
+_NO_TITLE = frozenset("something anything song songs music stuff track tracks tune tunes album albums hits playlist "
+                      "more everything whatever".split())
+
+
+def fix_dropped_title(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The call's free text with the title or number the request says right before it, which
+    the model dropped ("Play 21 by Adele." -> "Adele"; "some 90s hip hop" -> "hip hop"), for a
+    tool that makes or changes something; None otherwise."""
+    if not changes_things(tool):
+        return None
+    props = properties(tool)
+    fixed = {}
+    for key in (tool.parameters or {}).get("required") or ():
+        value = arguments.get(key)
+        if not isinstance(value, str) or not value.strip() or props.get(key, {}).get("enum"):
+            continue
+        at = request.lower().find(value.strip().lower())
+        before = request[:at] if at > 0 else ""
+        if (m := _TITLE_BY.search(before)) and not set(WORD.findall(m.group(1).lower())) & _NO_TITLE:
+            fixed[key] = f"{m.group(1).strip()} by {value.strip()}"
+        elif m := _NUMBER_BEFORE.search(before):
+            fixed[key] = f"{m.group(1)} {value.strip()}"
+    return {**arguments, **fixed} if fixed else None
+

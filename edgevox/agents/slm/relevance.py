@@ -334,6 +334,8 @@ class RelevanceGate(Hook):
         if takes_itself_back(ctx.text):  # nothing to do, and nothing for the model to word: it had
             # said "Sorry, I can't do that." (dev18)
             return HookResult.end(ctx.agent.phrases.taken_back, reason="taken back")
+        if praises_as_is(ctx.text):
+            return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="a state praised")
         rel = self._relevance(ctx)
         if rel is None:
             return self._read_after_action(ctx, request)
@@ -445,9 +447,11 @@ _TIMED = re.compile(r"^\W*(?:a\s+|an\s+)?(?:([a-z]+)\s+for\s+(?:\d+|[a-z]+(?:-[a
 #: timer by its embedding, so taken for a timer's state): it asks the time of day
 _HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight|\d{1,2}(?::\d{2})?)"
 _ASKS_THE_HOUR = re.compile(
-    r"^\W*(?:(?:so|ok|okay|hey|um|uh)\W+)*(?:is\s+it|it's|has\s+it|are\s+we)\s+(?:not\s+|already\s+)?"
+    r"^\W*(?:(?:so|ok|okay|hey|um|uh|time\s+check|quick\s+question)\W+)*(?:is\s+it|it's|has\s+it|are\s+we)\s+(?:not\s+|already\s+)?"
     rf"(?:(?:(?:gone|past|after|before|nearly|almost|got\s+to)\s+)+{_HOUR}(?:\s*o'?clock)?"
-    rf"|{_HOUR}\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.))(?:\s+(?:yet|already))?\W*$")
+    rf"|{_HOUR}\s*(?:o'?clock|am|pm|a\.m\.|p\.m\.)(?:\s+(?:yet|already))?"
+    # "Time check, is it 5 yet?" (dev42): an hour of the clock's face, then "yet"
+    r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[1-9]|1[0-2])\s+yet)(?:\s+(?:yet|already))?\W*$")
 
 
 #: a request that ends by taking itself back ("Set a timer for... no, forget it.", dev18: it
@@ -462,6 +466,10 @@ _WITHDRAWN = re.compile(_BEGUN + r"(?:(?:no|nah|oh|actually|wait|hmm|um|uh|ah)\W
 #: "turn the volume up two... nah, it's fine as it is" (dev40): a thing said fine as it is, after a no
 _FINE_AS_IS = re.compile(_BEGUN + r"(?:(?:no|nah|actually|oh)\W+)+"
                          r"it's\s+(?:fine|ok|okay|alright)(?:\s+as\s+it\s+is)?\W*$")
+#: "Kitchen lights to 30, no, cancel that, leave them." (dev42: set at 30, then cancelled a timer):
+#: "cancel that" after a no takes back what was begun (alone it may cancel a timer)
+_CANCELLED = re.compile(_BEGUN + r"(?:(?:no|nah|actually|wait|oh|sorry)\W+)+cancel\s+that"
+                        r"(?:\W+leave\s+(?:it|them|that)(?:\s+as\s+(?:it\s+is|they\s+are))?)?\W*$")
 _ONLY_TAKING_BACK = frozenset("no nah oh actually wait hmm um uh ah ok okay sorry so well".split())
 
 
@@ -469,8 +477,26 @@ def takes_itself_back(request: str) -> bool:
     """Does ``request`` end by taking back what it began to ask? Not a whole request that only
     takes back the turn before ("No, forget it.": ``follow_up.undo``'s)."""
     low = request.lower().strip()
-    m = _WITHDRAWN.match(low) or _FINE_AS_IS.match(low)
+    m = _WITHDRAWN.match(low) or _FINE_AS_IS.match(low) or _CANCELLED.match(low)
     return bool(m) and not set(WORD.findall(m.group(1))) <= _ONLY_TAKING_BACK
+
+
+#: a state praised as it is, with nothing asked: "Thanks, that 20 minute timer was perfect.",
+#: "Thank you, 21 degrees is just right.", "ta, the volume at 30 is spot on" (dev42: each made the
+#: call again, the number said read as an order)
+_PRAISED = re.compile(
+    r"^\W*(?:(?:thanks|thank\s+you|ta|cheers|cool|great|nice|lovely|perfect|oh|ah|yeah|yes|ok|okay|right|mm|wow)\W+)*"
+    r"(?:[a-z0-9' %-]*?[a-z][a-z0-9' %-]*?\s+)?(?:is|was|are|were|feels|feel|sounds|sound|looks|look)\s+"
+    r"(?:(?:just|absolutely|really|so|pretty|now|bang|dead|quite)\s+)*"
+    r"(?:right|perfect|spot\s+on|great|fine|lovely|ideal|nice|good|ok|okay|comfy|cosy|cozy|brilliant|grand|better)"
+    r"(?:\W+(?:now|thanks|thank\s+you|ta|cheers|mate|love))*\W*$")
+
+
+def praises_as_is(request: str) -> bool:
+    """Does ``request`` only praise how a thing is ("the volume at 30 is spot on")? A number
+    said there is the state praised, not a level to set."""
+    low = re.sub(r"\b(\w+)'s\b", r"\1 is", request.lower().replace("’", "'"))
+    return bool(_PRAISED.match(low))
 
 
 def asks_the_hour(request: str) -> bool:

@@ -37,6 +37,10 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"(?i)\b(thir|fif|six|seven|eigh|nine)\s+(?:ty|tee)\b{_END_OR_UNIT}"), r"\1ty"),
     (re.compile(rf"(?i)\b(?:four|for|fore)\s+(?:ty|tee)\b{_END_OR_UNIT}"), "forty"),
     (re.compile(rf"(?i)\btwen\s+(?:ty|tee)\b{_END_OR_UNIT}"), "twenty"),
+    # ... heard as "tea" before a unit ("the living room lights to for tea percent", dev42); not at
+    # the end of a line ("time for tea.")
+    (re.compile(rf"(?i)\b(?:four|for|fore)\s+tea\b(?=\s*{_UNITS_AFTER}\b)"), "forty"),
+    (re.compile(rf"(?i)\b(thir|fif|six|seven|eigh|nine)\s+tea\b(?=\s*{_UNITS_AFTER}\b)"), r"\1ty"),
     # "hour" heard as "our" right after a number and before more of the length
     (re.compile(rf"(?i)\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+our\b"
                 rf"(?=\s+(?:and|timer|{_NUMBER_AFTER})\b|\s*[,.!?]?\s*$)"), r"\1 hour"),

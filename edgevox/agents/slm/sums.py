@@ -26,7 +26,8 @@ from edgevox.agents.slm.vocabulary import FILLERS
 
 #: words a spoken sum may open with (after fillers), and close with
 _OPENERS = ("what is", "what's", "whats", "how much is", "how much's", "calculate", "compute", "work out",
-            "tell me", "what do you get for", "and")
+            "tell me", "what do you get for", "and",
+            "add", "add up", "what's the sum of", "the sum of", "sum")  # "Add 17 and 25." (dev42: on the shopping list)
 _FILLERS = FILLERS | {"please", "quick", "quickly"}
 _CLOSERS = frozenset("please then exactly again".split())
 #: operator words (longest first where one is the start of another)

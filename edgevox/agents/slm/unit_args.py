@@ -28,6 +28,7 @@ from edgevox.agents.slm.amounts import (
     fix_duration,
     fix_extreme,
     fix_level_switched_off,
+    fix_out_of,
     fix_said_level,
     fix_said_off,
     fix_share,
@@ -42,6 +43,7 @@ from edgevox.agents.slm.currency import fix_currency_code
 from edgevox.agents.slm.expressions import fix_function_definition
 from edgevox.agents.slm.grounding import withdrawn
 from edgevox.agents.slm.labels import (
+    fix_dropped_title,
     fix_every_room,
     fix_label,
     fix_order_words,
@@ -281,7 +283,7 @@ def fix_room_fahrenheit(request: str, tool: Any, arguments: Mapping[str, Any]) -
 
 #: the repairs of amounts said in words, in the order the hook applies them (each reads what the
 #: one before left); ``tests/bfcl/test_hooks_on_right_answers.py`` runs the same chain
-REPAIRS = (fix_taken_back, fix_duration, fix_extreme, fix_unsaid_way, fix_share, fix_said_level, fix_label, fix_order_words, fix_respelt_name,
+REPAIRS = (fix_taken_back, fix_duration, fix_extreme, fix_unsaid_way, fix_share, fix_out_of, fix_said_level, fix_label, fix_order_words, fix_dropped_title, fix_respelt_name,
            fix_unsaid_place, fix_every_room, fix_said_room, fix_decimal, fix_unsaid_number, fix_level_switched_off,
            fix_said_off, fix_percent_rate, fix_said_unit, fix_room_fahrenheit, fix_swapped_named, fix_numbered_order,
            fix_currency_code, fix_function_definition)
