@@ -317,7 +317,8 @@ class Home:
                 item: The thing to take off the list.
             """
             with home._lock:
-                hit = next((s for s in home.shopping if s.lower() == item.strip().lower()), None)
+                hit = next((s for s in home.shopping if s.lower() == item.strip().lower()), None) \
+                    or next((s for s in home.shopping if _same_item(item, s)), None)
                 if hit is None:
                     raise ValueError(f"{item!r} is not on the shopping list")
                 home.shopping.remove(hit)
@@ -416,6 +417,23 @@ def _duration(seconds: int) -> str:
     m, s = divmod(rest, 60)
     parts = [f"{h} h" if h else "", f"{m} min" if m else "", f"{s} s" if s else ""]
     return " ".join(p for p in parts if p)
+
+
+#: how much of a thing, said before it: "3 onions", "2 litres of milk", "a dozen eggs"
+_QUANTITY = re.compile(r"^(?:(?:\d+(?:\.\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|some|the|dozen|couple)\s+"
+                       r"|(?:of|kilos?|kg|grams?|g|litres?|liters?|pints?|packs?|packets?|bags?|boxes?|tins?|cans?|jars?"
+                       r"|bottles?|tubs?|loaf|loaves|bunch(?:es)?|cartons?)\s+)+")
+
+
+def _same_item(said: str, held: str) -> bool:
+    """Is ``said`` the item ``held`` whatever quantity and number it was said with ("the 3
+    onions" is "onion", "tomato" is "tomatoes")? A person takes off what they put on in other
+    words."""
+    def forms(item: str) -> list[set[str]]:
+        return [{w, w[:-1] if w.endswith("s") else w, w[:-2] if w.endswith("es") else w}
+                for w in _QUANTITY.sub("", item.strip().lower()).split()]
+    a, b = forms(said), forms(held)
+    return bool(a) and len(a) == len(b) and all(x & y for x, y in zip(a, b, strict=True))
 
 
 def _find_timer(timers: list[dict], label: str | None) -> dict | None:

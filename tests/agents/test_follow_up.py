@@ -94,6 +94,9 @@ def test_a_new_number_alone_changes_the_one_number_the_call_set():
     assert retarget_number("Make that 50 minutes.", timer, {"minutes": 40, "label": "pie", "hours": 0}) == {
         "minutes": 50, "label": "pie", "hours": 0}
     assert retarget_number("Thirty.", volume, {"level": 20, "change": None}) == {"level": 30, "change": None}
+    # dev42 (session 30): the same number said twice is one number
+    assert retarget_number("No, 17, I said 17.", volume, {"level": 70}) == {"level": 17}
+    assert retarget_number("No, 17, not 70, 17.", volume, {"level": 70}) is None  # two numbers
     for text, tool, before in [("Twenty two degrees in the bedroom.", thermostat, {"temperature": 20}),  # says more
                                ("Fifty.", timer, {"hours": 1, "minutes": 40}),  # which of two numbers?
                                ("Twenty.", thermostat, {"temperature": 20}),  # nothing new

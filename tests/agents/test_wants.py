@@ -64,6 +64,12 @@ def planned(text, registry, previous=None):
     ("Sick of this track.", ("media_control", {"action": "next"})),
     # dev36: switched on; a light still on, said on the way to bed
     ("I'm heading to bed and the kitchen light is still on.", ("set_light", {"room": "kitchen", "on": False})),
+    ("All 8 lights are still on and I'm off to bed.", ("set_light", {"room": "all", "on": False})),  # dev42
+    # dev42 (session 30): a name and a length alone ("pizza" was played)
+    ("Pizza, 12 min.", ("start_timer", {"label": "pizza", "minutes": 12})),
+    ("20 minutes, the roast", ("start_timer", {"label": "roast", "minutes": 20})),
+    ("Kitchen, 10 minutes", None),  # a room: which of its things?
+    ("Okay, 10 minutes", None),
     ("I'm sick of this weather.", None),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):

@@ -60,6 +60,13 @@ def test_media_volume_shopping_weather_time():
     assert reg.dispatch("add_to_shopping_list", {"item": "milk"}).ok and home.shopping == ["milk"]
     assert reg.dispatch("remove_from_shopping_list", {"item": "Milk"}).ok and home.shopping == []
     assert not reg.dispatch("remove_from_shopping_list", {"item": "eggs"}).ok
+    # an item said with its quantity or in another number is the one on the list (dev42, session 30:
+    # "Remove the 3 onions from the list." was refused)
+    home.shopping += ["onions", "tomato", "oat milk"]
+    assert reg.dispatch("remove_from_shopping_list", {"item": "3 onions"}).value == {"removed": "onions"}
+    assert reg.dispatch("remove_from_shopping_list", {"item": "2 tomatoes"}).value == {"removed": "tomato"}
+    assert not reg.dispatch("remove_from_shopping_list", {"item": "milk"}).ok and home.shopping == ["oat milk"]
+    home.shopping.clear()
     assert reg.dispatch("get_weather", {}).value["location"] == "home"
     assert reg.dispatch("get_time", {}).value["time"] == "18:30"
     assert "volume 15" in home.summary()

@@ -284,7 +284,7 @@ def said_hours_minutes(request: str) -> float | None:
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(-?\d+(?:\.\d+)?)")
 
 
-def _time_params(tool: Any) -> dict[str, int]:
+def time_params(tool: Any) -> dict[str, int]:
     """{parameter: seconds per unit} for the tool's numeric parameters named after a time unit."""
     props = properties(tool)
     return {k: SECONDS[k.lower().rstrip("s")] for k, s in props.items()
@@ -335,13 +335,18 @@ def spread(total: float, units: Mapping[str, int]) -> dict[str, int] | None:
 _SHARE_WORDS = frozenset("half quarter third of".split())
 
 
+#: a time unit said short ("Pizza, 12 min.", dev42: no length read): not in ``SECONDS``, whose
+#: keys also name parameters (a "min" parameter is a minimum)
+_SHORT_UNIT = {"min": "minute", "hr": "hour", "sec": "second"}
+
+
 def said_time_total(request: str) -> float | None:
     """Seconds of the lengths said as "N <unit>" ("a hundred and fifty minutes" -> 9000, "2 hours
     10 minutes" -> 7800), when every number the request says is one of them; else None."""
     words = TOKEN.findall(request.lower().replace("-", " "))
     numbers = numbers_in(words)
     lengths = [value * SECONDS[unit] for i, value, width in numbers
-               if (unit := (words[i + width] if i + width < len(words) else "").rstrip("s")) in SECONDS]
+               if (unit := _SHORT_UNIT.get(u := (words[i + width] if i + width < len(words) else "").rstrip("s"), u)) in SECONDS]
     if not lengths or len(lengths) != len(numbers):
         return None
     # "an hour and fifteen minutes" (dev13): one of a unit, said with its article; not a share
@@ -419,7 +424,7 @@ def fix_duration(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
     minutes ("one hour twenty"), or lengths each said with its unit ("a hundred and fifty
     minutes" -> 105 minutes before)."""
     request = heard_numbers(corrected(request) or request)  # a length taken back is not said
-    units = _time_params(tool)
+    units = time_params(tool)
     if (request := _own_length(request, arguments)) is None:
         return None  # two lengths, and the call's is not told apart
     # a fraction, hours then minutes, else every number said as a length with its unit: their sum

@@ -158,8 +158,8 @@ nah no nope actually make that it instead rather sorry wait change degrees degre
 def retarget_number(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with the one number the previous call set (a temperature, a timer's
     minutes) changed to the one number ``text`` says with nothing else ("Nah, twenty two."
-    after the thermostat at 20), or None."""
-    numbers = spoken_numbers(text)
+    after the thermostat at 20; "No, 17, I said 17.", dev42: the same number said twice), or None."""
+    numbers = list(dict.fromkeys(spoken_numbers(text)))
     props = properties(tool)
     held = [k for k, v in arguments.items()
             if k in props and is_number(v) and v]

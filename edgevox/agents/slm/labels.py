@@ -56,7 +56,7 @@ _CALLED = re.compile(r"\b(?:called|named|labell?ed)\s+(?:the\s+)?([a-z]+)")
 _HEAD = re.compile(r"^\s*([a-z]+)(?:\s+[a-z]+)?\s*,\s*(.+)$")  # "Lamb shoulder, four and a half hours, timer please."
 
 
-def _name_param(tool: Any) -> tuple[str, Any] | None:
+def name_param(tool: Any) -> tuple[str, Any] | None:
     for key, schema in properties(tool).items():
         if not isinstance(schema, Mapping) or schema.get("type") != "string" or schema.get("enum"):
             continue
@@ -95,7 +95,7 @@ def _nameable(word: str, targets: set[str]) -> bool:
 def fix_label(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with the name the request says, or None when the call names it already
     (or the request gives none)."""
-    param = _name_param(tool)
+    param = name_param(tool)
     if param is None or not changes_things(tool):
         return None  # a tool that looks up ("search_books(title=)") names nothing it makes
     key, default = param

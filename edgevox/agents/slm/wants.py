@@ -49,14 +49,17 @@ from edgevox.agents.slm.amounts import (
     JOIN,
     NUMBER_WORDS,
     TENS,
+    fix_duration,
     said_numbers,
     said_step,
     spoken_numbers,
     the_ranged_parameter,
+    time_params,
     value_range,
 )
 from edgevox.agents.slm.follow_up import GLUE, previous_call
 from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
+from edgevox.agents.slm.labels import name_param
 from edgevox.agents.slm.taken_back import without_taken_back
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -274,8 +277,9 @@ _NO_POINT_ON = re.compile(r"\bno\s+(?:point|need|sense)\s+(?:in\s+|for\s+|having
                           r"([a-z' -]*?lights?)\s+(?:being\s+|staying\s+|left\s+)?on\b")
 #: "Nobody's in the office any more and the light's still on, can you sort that out?" (dev24: the
 #: model switched it on): a light still on, with something asked to be done about it, or said
-#: on the way to bed or out ("I'm heading to bed and the kitchen light is still on.", dev36)
-_STILL_ON = re.compile(r"\b(?:the|that|this|those|these|my|our)\s+([a-z' -]*?lights?)(?:'s|'re|\s+is|\s+are)\s+still\s+on\b")
+#: on the way to bed or out ("I'm heading to bed and the kitchen light is still on.", dev36; "All 8
+#: lights are still on and I'm off to bed.", dev42)
+_STILL_ON = re.compile(r"(?:\b(?:the|that|this|those|these|my|our)\s+|\b(?=all\s))([a-z0-9' -]*?lights?)(?:'s|'re|\s+is|\s+are)\s+still\s+on\b")
 #: (searched only where ``_STILL_ON`` is found: its words may come before or after it)
 _DONE_WITH = re.compile(r"\b(?:sort|deal|fix|can\s+you|could\s+you|would\s+you|please|do\s+something)\b"
                         r"|\b(?:heading|going|off|gone)\s+(?:to\s+bed|up\s+to\s+bed|out|to\s+work)\b|\bleaving\b|\bbedtime\b")
@@ -614,6 +618,33 @@ def stop_it_call(request: str, registry: Any, previous: tuple[str, dict[str, Any
     return hits[0][0], {hits[0][1]: m.group(1)}
 
 
+_LENGTH = r"(?:\d+|[a-z]+(?:[ -][a-z]+)?)\s*(?:minutes?|mins?|hours?|hrs?|seconds?|secs?)"
+#: a name and a length and nothing else, either way round: "Pizza, 12 min.", "20 minutes, the
+#: roast" (dev42: "pizza" was played)
+_NAMED_LENGTH = (re.compile(rf"^\W*(?:the\s+)?([a-z][a-z' -]{{1,24}}?)\s*[,:-]\s*({_LENGTH})\W*$"),
+                 re.compile(rf"^\W*({_LENGTH})\s*[,:-]\s*(?:for\s+)?(?:the\s+|my\s+)?([a-z][a-z' -]{{1,24}}?)\W*$"))
+
+
+def named_length_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The one tool that times things, with the name and the length of a line that says only
+    those two (``_NAMED_LENGTH``), when the name is no word any tool works on; else None."""
+    low = request.lower()
+    m = _NAMED_LENGTH[0].match(low) or _NAMED_LENGTH[1].match(low)
+    if m is None:
+        return None
+    name = m.group(1) if m.re is _NAMED_LENGTH[0] else m.group(2)
+    named = set().union(*(target_words(t) for t in registry)) | {stem(str(v).lower()) for t in registry
+                                                                 for sch in properties(t).values() for v in enum_of(sch)}
+    if {stem(w) for w in WORD.findall(name)} & named or set(WORD.findall(name)) & (GENERIC | FILLERS):
+        return None
+    timers = [t for t in registry if time_params(t) and name_param(t)]
+    if len(timers) != 1:
+        return None
+    key = name_param(timers[0])[0]
+    args = fix_duration(request, timers[0], {key: name.strip()})
+    return (timers[0], args) if args else None
+
+
 def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
     """(tool, arguments) the request wants (see the module docstring), or None."""
     if bought := list_call(request, registry):
@@ -626,7 +657,8 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
     heard = re.sub(r"\b(hear\b.*?)\s+(?:over|with)\s+(?:the|my|our|all\s+the)\s+[\w' -]+", r"\1", request.lower())
     if unserved_devices(heard, list(registry)):
         return None  # "The fan is too loud.": not ours
-    if muted := mute_call(request, registry) or level_call(request, registry) or left_on_call(request, registry):
+    if muted := mute_call(request, registry) or level_call(request, registry) or left_on_call(request, registry) \
+            or named_length_call(request, registry):
         return muted
     want = wanted(request)
     if want is None:
