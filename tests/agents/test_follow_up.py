@@ -338,3 +338,17 @@ def test_dev40_the_thing_meant_instead_of_the_one_added():
     assert retarget_thing("sorry i meant 20 minutes", timer, {"minutes": 10, "label": "pasta"}) is None
     assert retarget_thing("I meant it", shop, {"item": "apples"}) is None
     assert retarget_thing("I meant the bedroom", light, {"room": "kitchen", "on": True}) is None
+
+
+def test_one_more_item_after_a_list_call_is_that_call_again():
+    from edgevox.agents.slm.follow_up import retarget_item
+
+    tools = ToolRegistry(Home().tools())
+    remover, adder = tools.get("remove_from_shopping_list"), tools.get("add_to_shopping_list")
+    # dev42 (session 30): "And the 2 peppers too." after the onions came off: no call
+    assert retarget_item("And the 2 peppers too.", remover, {"item": "3 onions"}, tools) == {"item": "2 peppers"}
+    assert retarget_item("Oh, and 2 tubs of cream cheese too.", adder, {"item": "bagels"}, tools) == {
+        "item": "2 tubs of cream cheese"}
+    for text in ("And the weather in Rome?", "and the kitchen too", "And the other one too.", "And thanks."):
+        assert retarget_item(text, adder, {"item": "milk"}, tools) is None, text
+    assert retarget_item("and bread", tools.get("set_volume"), {"level": 3}, tools) is None  # no list's tool

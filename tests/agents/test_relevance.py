@@ -266,6 +266,9 @@ def test_an_order_that_names_a_tools_thing_is_never_made_to_answer_in_words(embe
     assert commands_a_tool("Soft-boiled eggs, six and a half minutes, set a timer.", registry)
     assert not commands_a_tool("Just a light bite for me tonight, I think.", registry)
     assert not commands_a_tool("How do I set a timer on my phone?", registry)  # a question
+    # dev42 (session 30): answered in words, nearer the no-tool lines than any tool
+    assert commands_a_tool("Chuck two 7 Up on the list.", registry)
+    assert not commands_a_tool("Put it on my to-do list.", registry)
     # session 13 (the weather/time/timer dicts): the word after the thing was taken for it
     assert commands_a_tool("Set a timer for 12 minutes for the pasta.", registry)
     assert not commands_a_tool("Set the table for four.", registry)

@@ -158,6 +158,19 @@ def test_a_part_the_tool_refused_does_not_end_the_rest_of_the_request(embedder):
     assert not refused(ToolResult(name="t", arguments={}, ok=True))
 
 
+def test_after_the_turns_calls_a_tool_nothing_in_the_request_names_is_taken_back(embedder):
+    # dev42 (session 30): the bread was not on the list, and on the hop after the refusal the
+    # model read the weather
+    be, agent, home = _home([call("add_to_shopping_list", item="milk"), call("remove_from_shopping_list", item="bread"),
+                             call("get_weather"), "Done."], embedder)
+    r = agent.run("Add 2 litres of milk and take bread off the list.")
+    assert [c.name for c in r.calls if c.dispatched] == ["add_to_shopping_list", "remove_from_shopping_list"], r.calls
+    # a tool the request names is still called after a success
+    be, agent, home = _home([call("set_light", room="kitchen", on=True), call("get_weather"), "Done."], embedder)
+    r = agent.run("Put the kitchen light on and tell me the weather.")
+    assert [c.name for c in r.calls if c.dispatched] == ["set_light", "get_weather"], r.calls
+
+
 @pytest.mark.model
 def test_on_the_real_model_both_actions_of_one_sentence_run(qwen_backend):
     from edgevox.examples.home import home_agent

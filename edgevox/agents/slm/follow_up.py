@@ -49,6 +49,8 @@ from edgevox.agents.slm.vocabulary import (
     is_number,
     is_remark,
     properties,
+    stem,
+    target_words,
     undoes,
 )
 
@@ -147,6 +149,28 @@ def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
     if len(names) != 1 or arguments[names[0]] == name:
         return None
     return {**arguments, names[0]: name}
+
+
+#: one more item for the list call before: "And the 2 peppers too." (dev42: the model said the
+#: peppers were not on the list, and called nothing), "Oh, and some bread as well."
+_ONE_MORE = re.compile(r"^\W*(?:(?:oh|ah|um|uh|right|ok|okay)\W+)*(?:and|plus|also)\s+(?:the\s+|some\s+|a\s+|an\s+)?"
+                       r"([a-z0-9][\w' -]*?)(?:\s+(?:too|as\s+well|also))?\s*[?.!]*\s*$", re.I)
+
+
+def retarget_item(text: str, tool: Any, arguments: Mapping[str, Any], registry: Any = ()) -> dict[str, Any] | None:
+    """``arguments`` with the item ``text`` adds after "and" (``_ONE_MORE``), for a tool that
+    takes one free-text value and nothing else (a list's), when the item is no word of a
+    place, a time, or the thing of another tool of ``registry`` ("and the weather too"); else None."""
+    props = properties(tool)
+    m = _ONE_MORE.match(text)
+    if m is None or len(props) != 1 or not isinstance(arguments.get(key := next(iter(props))), str) or enum_of(props[key]):
+        return None
+    item = m.group(1).strip()
+    words = set(WORD.findall(item.lower())) - {"of", "dozen", "couple", *NUMBER_WORDS}  # "two tubs of cream cheese"
+    others = set().union(*(target_words(t) for t in registry if t.name != tool.name))
+    if not words or words & _NOT_IN_NAMES or {stem(w) for w in words} & others or item.lower() == arguments[key].strip().lower():
+        return None
+    return {**arguments, key: item}
 
 
 #: what a bare new number may come with ("Nah, twenty two.", "Make that 70 instead.")
@@ -362,11 +386,11 @@ class FollowUp(Hook):
         if tool is None:
             return None
         text = ctx.text
-        thing, number, resumed, args = self._retargets(text, tool, prev[1])
+        thing, number, resumed, args = self._retargets(text, tool, prev[1], ctx.registry)
         undone = undo(text, ctx.registry, tool, prev[1]) if args is None else None
         if args is None and undone is None and (core := core_of(text, prev[1])) != text:
             text = core  # the follow-up inside what wraps it
-            thing, number, resumed, args = self._retargets(text, tool, prev[1])
+            thing, number, resumed, args = self._retargets(text, tool, prev[1], ctx.registry)
             undone = undo(text, ctx.registry, tool, prev[1]) if args is None else None
         if args is not None and corrects(text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
             # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
@@ -386,12 +410,12 @@ class FollowUp(Hook):
                                   reason=f"{tool.name} again with {args}")
 
     @staticmethod
-    def _retargets(text: str, tool: Any, arguments: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
+    def _retargets(text: str, tool: Any, arguments: Mapping[str, Any], registry: Any) -> tuple[Any, Any, Any, Any]:
         """``(thing, number, resumed, args)``: what ``text`` swaps in the call before, each way."""
         thing = retarget_thing(text, tool, arguments)
         number = retarget_number(text, tool, arguments) or retarget_length(text, tool, arguments)
         resumed = retarget_resume(text, tool, arguments)
-        args = (retarget(text, tool, arguments) or retarget_name(text, tool, arguments)
+        args = (retarget(text, tool, arguments) or retarget_name(text, tool, arguments) or retarget_item(text, tool, arguments, registry)
                 or thing or number or retarget_step(text, tool, arguments) or resumed)
         return thing, number, resumed, args
 

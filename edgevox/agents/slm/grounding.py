@@ -879,6 +879,19 @@ def withdrawn(call: Any, why: str) -> HookResult:
                                          error_type="withdrawn", call_id=call.id), reason=f"{call.name} {why}")
 
 
+def unasked_after_success(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> bool:
+    """Is a call, once the turn has succeeded, of a tool no call of the turn used, on a hop no
+    hook forced, sharing no word with the request and holding no value it says? "Add 2 litres
+    of milk and take bread off the list." (dev42): the bread was not on the list, and on the
+    hop after the refusal the model read the weather."""
+    if tool.name in ctx.state(Grounding.name).get(PLANNED, ()) or ctx.state("remainder").get("forced_hop") == ctx.hop \
+            or any(r.name == tool.name for r in ctx.records):
+        return False
+    said = ctx.text.lower()
+    values = [str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, (str, int, float)) and str(v).strip()]
+    return not content_words(ctx.text) & tool_words(tool) and not any(v in said for v in values)
+
+
 class Grounding(Hook):
     """Blocks calls not about the request (see the module docstring); the turn ends with a
     short reply in words.
@@ -928,6 +941,8 @@ class Grounding(Hook):
             ending = dataclasses.replace(call, name=ended[0].name, arguments=ended[1])
             return HookResult.replace(ending, reason=f"{call.name} with a made-up length: {ended[0].name} asked")
         approved.append((tool.name, dict(call.arguments)))
+        if ctx.successes() and unasked_after_success(ctx, tool, call.arguments):
+            return withdrawn(call, "a tool nothing in the request names, after the turn's calls")
         if ctx.successes() or any((t := registry.get(n)) is not None and n != tool.name and same_device(t, tool)
                                   for n, _ in approved[:-1]):
             return repaired  # after a success the turn is on track; beside a call of the same device

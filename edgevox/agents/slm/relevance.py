@@ -442,6 +442,11 @@ _SWITCHED = re.compile(r"\b([a-z]+)\s+(?:on|off|out)\b")
 _TIMED = re.compile(r"^\W*(?:a\s+|an\s+)?(?:([a-z]+)\s+for\s+(?:\d+|[a-z]+(?:-[a-z]+)?)\s*(?:minute|min|hour|hr|second|sec)s?\b"
                     r"|" + _LENGTH_SAID + r"([a-z]+)\b)")
 
+#: an order that puts a thing on a list by name, whatever the thing: "Chuck two 7 Up on the list."
+#: (dev42: nearer the no-tool lines than any tool, answered in words)
+_ONTO = re.compile(r"^\W*(?:(?:please|can\s+you|could\s+you)\s+)?(?:chuck|stick|pop|bung|whack|throw|put|add|jot|write)\b"
+                   r"[^,.!?]*?\b(?:on|onto|to)\s+(?:the|my|our)\s+(?:shopping\s+|grocery\s+)?(list)\b")
+
 
 #: a question whether the clock has reached an hour ("Is it gone five yet?", dev14: nearest a
 #: timer by its embedding, so taken for a timer's state): it asks the time of day
@@ -509,7 +514,8 @@ def ordered_tools(request: str, registry: Any) -> set[str]:
     tools); none for a question ("How do I set a timer on my phone?")."""
     ordered = {stem(w) for m in _ORDER.finditer(request.lower()) for w in m.groups()
                if w and w not in _AFTER_THING} | {stem(m.group(1)) for m in _SWITCHED.finditer(request.lower())} \
-        | {stem(w) for m in [_TIMED.match(request.lower())] if m for w in m.groups() if w}
+        | {stem(w) for m in [_TIMED.match(request.lower())] if m for w in m.groups() if w} \
+        | {stem(m.group(1)) for m in [_ONTO.match(request.lower())] if m}
     if not ordered or is_question(request):
         return set()
     return {t.name for t in registry if ordered & (target_words(t) - UNITS)}
