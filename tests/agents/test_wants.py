@@ -70,6 +70,9 @@ def planned(text, registry, previous=None):
     ("20 minutes, the roast", ("start_timer", {"label": "roast", "minutes": 20})),
     ("Kitchen, 10 minutes", None),  # a room: which of its things?
     ("Okay, 10 minutes", None),
+    # dev42 (session 30): a title put on, in capitals (the volume went up)
+    ("Put on 99 Red Balloons.", ("play_music", {"query": "99 Red Balloons"})),
+    ("Put on the Kitchen Light.", None),
     ("I'm sick of this weather.", None),
 ])
 def test_a_complaint_or_mute_wants_its_call(home, text, expected):
@@ -447,3 +450,11 @@ def test_dev40_down_to_the_last_of_something_puts_it_on_the_list():
     tool, args = list_call("We're down to our last 2 toilet rolls.", reg)
     assert tool.name == "add_to_shopping_list" and args == {"item": "toilet rolls"}
     assert list_call("We're down to our last one.", reg) is None
+
+
+def test_a_song_said_to_be_tiresome_wants_the_next_one(home):
+    # dev42 (session 30): "This song's played 4 times today, I'm sick of it." stopped the music
+    stop = ToolCall(id="c", name="media_control", arguments={"action": "stop"})
+    tool, args = transport_call("This song's played 4 times today, I'm sick of it.", home, stop)
+    assert (tool.name, args) == ("media_control", {"action": "next"})
+    assert transport_call("I'm sick of the rain, stop the music.", home, stop) is None

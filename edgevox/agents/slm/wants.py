@@ -65,10 +65,12 @@ from edgevox.agents.slm.vocabulary import (
     DEVICES,
     FILLERS,
     GENERIC,
+    HOME_PLACES,
     ROOM_OF,
     SERVICES,
     WORD,
     boolean_params,
+    changes_things,
     enum_of,
     is_number,
     properties,
@@ -459,6 +461,12 @@ def _transport_said(request: str, registry: Any) -> tuple[Any, dict[str, Any]] |
     return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 and not rest else None
 
 
+#: a song said to be tiresome, which wants the next one: "this song's played 4 times today, I'm sick
+#: of it", "I'm so tired of this track"
+_FED_UP = re.compile(r"\b(?:song|track|tune|one)\b.*\b(?:sick|tired|fed\s+up|bored)\s+(?:of|with)\s+(?:it|this|that)\b"
+                     r"|\b(?:sick|tired|fed\s+up|bored)\s+(?:of|with)\s+(?:this|that)\s+(?:song|track|tune|one)\b")
+
+
 def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[str, Any]] | None:
     """"Carry on playing the song." -> ``play_music("song")`` names nothing to play: the
     player's action the request says instead (``media_control("play")``), or None. A call of
@@ -470,6 +478,8 @@ def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[st
     low = f" {' '.join(WORD.findall(request.lower()))} "
     phrases = [said for said in TRANSPORT if f" {said} " in low]
     actions = {TRANSPORT[said] for said in phrases}
+    if not actions and _FED_UP.search(request.lower()):
+        actions = {"next"}  # "This song's played 4 times today, I'm sick of it." (dev42: stopped)
     if len(actions) != 1:
         return None
     (action,) = actions
@@ -625,6 +635,28 @@ _NAMED_LENGTH = (re.compile(rf"^\W*(?:the\s+)?([a-z][a-z' -]{{1,24}}?)\s*[,:-]\s
                  re.compile(rf"^\W*({_LENGTH})\s*[,:-]\s*(?:for\s+)?(?:the\s+|my\s+)?([a-z][a-z' -]{{1,24}}?)\W*$"))
 
 
+#: a title put on, said in capitals and nothing else: "Put on 99 Red Balloons." (dev42: the volume
+#: went up), "Stick on Abbey Road."
+_TITLE_ON = re.compile(r"^\W*(?:(?:please|can\s+you|could\s+you)\s+)?(?i:put|stick|throw|whack|pop|bung)\s+on\s+"
+                       r"((?:\d+\s+)?[A-Z][\w'-]*(?:\s+(?:[A-Z][\w'-]*|of|the|in|on|a|and|to|my|\d+))*)\W*$")
+
+
+def title_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
+    """The one tool that plays what is named, with a title the request puts on (``_TITLE_ON``),
+    when no word of the title is a thing a tool works on, a value of an enum or a device."""
+    m = _TITLE_ON.match(request.strip())
+    if m is None:
+        return None
+    title = m.group(1)
+    named = set().union(*(target_words(t) for t in registry)) | {stem(str(v).lower()) for t in registry
+                                                                 for sch in properties(t).values() for v in enum_of(sch)}
+    if {stem(w) for w in WORD.findall(title.lower())} & (named | {stem(d) for d in DEVICES} | HOME_PLACES):
+        return None
+    players = [(t, k) for t in registry if {stem("song"), stem("music")} & target_words(t) and changes_things(t)
+               for k in (t.parameters or {}).get("required") or () if not enum_of(properties(t).get(k))]
+    return (players[0][0], {players[0][1]: title}) if len(players) == 1 else None
+
+
 def named_length_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """The one tool that times things, with the name and the length of a line that says only
     those two (``_NAMED_LENGTH``), when the name is no word any tool works on; else None."""
@@ -658,7 +690,7 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
     if unserved_devices(heard, list(registry)):
         return None  # "The fan is too loud.": not ours
     if muted := mute_call(request, registry) or level_call(request, registry) or left_on_call(request, registry) \
-            or named_length_call(request, registry):
+            or named_length_call(request, registry) or title_call(request, registry):
         return muted
     want = wanted(request)
     if want is None:
