@@ -179,6 +179,24 @@ def test_a_contradiction_is_said_from_the_results_and_never_half_spoken():
     assert r.reply.startswith("Done: set lights: lights in the garage are on")
 
 
+def test_a_refusal_said_of_another_value_is_said_as_the_tool_gave_it_and_never_half_spoken():
+    # dev42 (session 30): "And the 2 peppers too." was refused, and the reply repeated the turn
+    # before's "The item '3 onions' is not on the shopping list."
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([call("remove_from_shopping_list", item="2 peppers"),
+                          "The item '3 onions' is not on the shopping list."], preset="qwen2.5-coder-0.5b")
+    ag, home = home_agent(be, hooks=default_slm_hooks(relevance=False))
+    stream = ag.run_stream("Take the 2 peppers off the list.")
+    spoken = "".join(p for p in stream if isinstance(p, str))
+    assert "onions" not in spoken and stream.result.reply == "Sorry, '2 peppers' is not on the shopping list."
+    # the refusal said of its own value passes
+    be = ScriptedBackend([call("remove_from_shopping_list", item="2 peppers"),
+                          "The item '2 peppers' is not on the shopping list."], preset="qwen2.5-coder-0.5b")
+    ag, home = home_agent(be, hooks=default_slm_hooks(relevance=False))
+    assert ag.run("Take the 2 peppers off the list.").reply == "The item '2 peppers' is not on the shopping list."
+
+
 def test_honest_replies_pass_untouched():
     ag, be = _agent([call("set_lights", room="kitchen", on=True), "The kitchen light is on.", "Hello! How can I help?"])
     assert ag.run("kitchen light on").reply == "The kitchen light is on."

@@ -352,3 +352,22 @@ def test_one_more_item_after_a_list_call_is_that_call_again():
     for text in ("And the weather in Rome?", "and the kitchen too", "And the other one too.", "And thanks."):
         assert retarget_item(text, adder, {"item": "milk"}, tools) is None, text
     assert retarget_item("and bread", tools.get("set_volume"), {"level": 3}, tools) is None  # no list's tool
+
+
+def test_after_a_call_its_tool_refused_a_follow_up_retargets_it_and_never_undoes_it():
+    # dev42 (session 30): the onions were not on the list, so "And the 2 peppers too." had no
+    # call before it to follow
+    be = ScriptedBackend([call("remove_from_shopping_list", item="3 onions"), "Not on the list.",
+                          call("remove_from_shopping_list", item="x"), "Not on the list either.", "Okay."],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    home.shopping.append("peppers")
+    agent.run("Remove the 3 onions from the list.")
+    r = agent.run("And the 2 peppers too.")
+    assert [(c.name, c.arguments, c.ok) for c in r.calls] == [("remove_from_shopping_list", {"item": "2 peppers"}, True)]
+    assert home.shopping == []
+    be = ScriptedBackend([call("remove_from_shopping_list", item="3 onions"), "Not on the list.", "Okay."],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be)
+    agent.run("Remove the 3 onions from the list.")
+    assert agent.run("No, forget it.").calls == [] and home.shopping == []  # nothing to put back

@@ -62,6 +62,25 @@ def from_results(ctx: TurnContext) -> str:
     return ctx.agent.phrases.done.format(summary=said)
 
 
+#: a name a reply quotes ("The item '3 onions' is not on the shopping list.")
+_QUOTED = re.compile(r"(?<!\w)['\"‘“]([^'\"’”]{2,40})['\"’”](?!\w)")
+
+
+def misnamed_refusal(text: str, ctx: TurnContext) -> str | None:
+    """When every call of the turn was refused by its tool and ``text`` quotes a value no call
+    of the turn held ("And the 2 peppers too." answered "The item '3 onions' is not on the
+    shopping list.", dev42: the turn before's refusal repeated): the refusals said as the tools
+    gave them; else None."""
+    refused = [r for r in ctx.records if r.dispatched and r.error and r.error_type == "exception"]
+    if not refused or ctx.successes():
+        return None
+    held = {str(v).strip().lower() for r in ctx.records for v in (r.arguments or {}).values() if isinstance(v, str)}
+    if not any(q.strip().lower() not in held for q in _QUOTED.findall(text)):
+        return None
+    said = [re.sub(r"^\w+(?:Error|Exception):\s*", "", r.error).rstrip(".") for r in refused]
+    return " ".join(f"Sorry, {e}." for e in dict.fromkeys(said))
+
+
 class _HoldClaims(StreamFilter):
     """What of a streamed reply may be spoken before the hook has seen it whole.
 
@@ -94,7 +113,8 @@ class _HoldClaims(StreamFilter):
                 end = _END.search(self.buf)
                 if end is None:
                     return out
-                if _problems(self.said + self.buf[:end.end()], self.ctx)[0]:
+                sentence = self.said + self.buf[:end.end()]
+                if _problems(sentence, self.ctx)[0] or misnamed_refusal(sentence, self.ctx):
                     self.blocked = True
                     return out
                 out += self.buf[:end.end()]
@@ -105,7 +125,8 @@ class _HoldClaims(StreamFilter):
                 tok = m.group()
                 if m.end() == len(self.buf) and tok[0].isalnum():
                     break  # a word may still grow
-                if tok.lower() in TRIGGERS or tok.lower() in READING_TRIGGERS or tok[0].isdigit():
+                if tok.lower() in TRIGGERS or tok.lower() in READING_TRIGGERS or tok[0].isdigit() \
+                        or (tok[0] in "'\"‘“" and any(r.error_type == "exception" for r in self.ctx.records)):
                     self.hold = True
                     break
                 words += tok[0].isalnum()
@@ -156,7 +177,8 @@ class FalseClaim(Hook):
             return None
         reasons, note = _problems(output.content, ctx)
         if not reasons:
-            return None
+            fixed = misnamed_refusal(output.content, ctx)
+            return HookResult.end(fixed, reason="a refusal said of another value") if fixed else None
         st = ctx.state(self)
         st.setdefault("reasons", []).extend(reasons)
         if note in READINGS:  # nothing could have read it: no retry, an honest reply

@@ -61,8 +61,10 @@ to my our one ones that there here oh ok okay again while you re are it
 """.split())
 
 
-def previous_call(messages: list[dict[str, Any]], text: str) -> tuple[str, dict[str, Any]] | None:
-    """The last call of the turn before this one, when it succeeded: ``(name, arguments)``."""
+def previous_call(messages: list[dict[str, Any]], text: str, *, refused: bool = False) -> tuple[str, dict[str, Any]] | None:
+    """The last call of the turn before this one, when it succeeded: ``(name, arguments)``.
+    With ``refused``, also when the tool itself ran and refused ("'3 onions' is not on the
+    shopping list": "And the 2 peppers too." still means the remover, dev42)."""
     msgs = list(messages)
     if msgs and msgs[-1].get("role") == "user" and msgs[-1].get("content") == text:
         msgs = msgs[:-1]  # this turn's own message
@@ -72,7 +74,8 @@ def previous_call(messages: list[dict[str, Any]], text: str) -> tuple[str, dict[
         if role == "user":
             return None  # the previous turn made no call
         if role == "tool":
-            results[str(m.get("tool_call_id"))] = '"error"' not in str(m.get("content") or "")[:12]
+            content = str(m.get("content") or "")
+            results[str(m.get("tool_call_id"))] = '"error"' not in content[:12] or (refused and '"error_type":"exception"' in content)
         elif role == "assistant" and m.get("tool_calls"):
             last = m["tool_calls"][-1]
             fn = last.get("function") or {}
@@ -381,18 +384,20 @@ class FollowUp(Hook):
                                       reason=f"{redo[0]} redone with {redo[1]}", counted=False)
         if ctx.hop != 0 or not request.tools:
             return None
-        prev = previous_call(getattr(ctx.session, "messages", []), ctx.text)
+        messages = getattr(ctx.session, "messages", [])
+        done = previous_call(messages, ctx.text)
+        prev = done or previous_call(messages, ctx.text, refused=True)  # a refused call is re-targeted, never undone
         tool = ctx.registry.get(prev[0]) if prev else None
         if tool is None:
             return None
         text = ctx.text
         thing, number, resumed, args = self._retargets(text, tool, prev[1], ctx.registry)
-        undone = undo(text, ctx.registry, tool, prev[1]) if args is None else None
+        undone = undo(text, ctx.registry, tool, prev[1]) if args is None and done else None
         if args is None and undone is None and (core := core_of(text, prev[1])) != text:
             text = core  # the follow-up inside what wraps it
             thing, number, resumed, args = self._retargets(text, tool, prev[1], ctx.registry)
-            undone = undo(text, ctx.registry, tool, prev[1]) if args is None else None
-        if args is not None and corrects(text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
+            undone = undo(text, ctx.registry, tool, prev[1]) if args is None and done else None
+        if args is not None and done and corrects(text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
             # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
             # undone first, then made again as corrected (not a second timer beside the first)
             st["then"] = (tool.name, args)
