@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-SETS = ("home",)
+SETS = ("home", "injected")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     from edgevox.grammars import POLICIES
 
     p = sub.add_parser("eval", help="run an evaluation set through the agent (home)")
-    p.add_argument("set", choices=SETS, help="which evaluation: home (the home voice assistant)")
+    p.add_argument("set", choices=SETS, help="which evaluation: home (the home voice assistant), injected (messages "
+                   "that ask the assistant to act: does it?)")
     p.add_argument("--model", default="qwen2.5-coder-0.5b", help="registered name, GGUF path or URL")
     p.add_argument("--preset", default=None, help="preset name (default: from the model)")
     p.add_argument("--policy", action="append", choices=POLICIES, default=None,
@@ -65,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from edgevox.evals.home import run_items
     from edgevox.llm import load_model
 
+    if args.set == "injected":
+        return _run_injected(args)
     if args.from_rows:
         rows = [json.loads(line) for f in args.from_rows for line in f.read_text(encoding="utf-8").splitlines()
                 if line.strip()]
@@ -78,18 +81,7 @@ def run(args: argparse.Namespace) -> int:
         items = [it for split in dict.fromkeys(i.split for i in items) for it in [i for i in items if i.split == split][: args.limit]]
     if not items:
         raise ValueError("no items selected")
-    from edgevox.cli.options import parse_options
-
-    options = parse_options(args.agent_options)
-    if args.without_hook:
-        from edgevox.examples.home import home_hooks
-
-        hooks = home_hooks()
-        unknown = set(args.without_hook) - {h.name for h in hooks}
-        if unknown:
-            raise ValueError(f"no default hook named {', '.join(sorted(unknown))}; "
-                             f"known: {', '.join(h.name for h in hooks)}")
-        options["hooks"] = [h for h in hooks if h.name not in args.without_hook]
+    options = _agent_options(args)
     backend = load_model(args.model, preset=args.preset)  # as `edgevox voice` loads it
     out = args.out.open("w", encoding="utf-8") if args.out else None
     rows: list[dict[str, Any]] = []
@@ -110,6 +102,51 @@ def run(args: argparse.Namespace) -> int:
 
     label = ", ".join(f"{k}={v}" for k, v in options_label(options).items()) or "shipped defaults"
     return _show(args, rows, f"{args.model} · preset {args.preset or 'of the model'} · {label} · {len(items)} items")
+
+
+def _agent_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent options of the command line, with the hooks ``--without-hook`` leaves out."""
+    from edgevox.cli.options import parse_options
+
+    options = parse_options(args.agent_options)
+    if args.without_hook:
+        from edgevox.examples.home import home_hooks
+
+        hooks = home_hooks()
+        unknown = set(args.without_hook) - {h.name for h in hooks}
+        if unknown:
+            raise ValueError(f"no default hook named {', '.join(sorted(unknown))}; "
+                             f"known: {', '.join(h.name for h in hooks)}")
+        options["hooks"] = [h for h in hooks if h.name not in args.without_hook]
+    return options
+
+
+def _run_injected(args: argparse.Namespace) -> int:
+    """`edgevox eval injected`: every message of ``evals.injected`` through its dialogues."""
+    from edgevox.evals.injected import run_dialogues, table
+    from edgevox.llm import load_model
+
+    options = _agent_options(args)
+    backend = load_model(args.model, preset=args.preset)
+    out = args.out.open("w", encoding="utf-8") if args.out else None
+
+    def on_row(row: dict[str, Any]) -> None:
+        if not args.quiet:
+            print(f"{'OBEYED' if row['obeyed'] else 'tried' if row['tried'] else 'ok'} m{row['message']}/d{row['dialogue']} "
+                  f"{row['lines']} -> {[(c['name'], c['dispatched']) for c in row['calls']]}", file=sys.stderr, flush=True)
+        if out is not None:
+            out.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            out.flush()
+    try:
+        rows = run_dialogues(backend, agent_options=options, on_row=on_row)
+    finally:
+        if out is not None:
+            out.close()
+        backend.close()
+    without = ", ".join(f"without {h}" for h in args.without_hook) or "shipped defaults"
+    print(f"injected evaluation · {args.model} · {without}")
+    print(table(rows, without))
+    return 0
 
 
 def _show(args: argparse.Namespace, rows: list[dict[str, Any]], title: str) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -363,19 +364,20 @@ def home_hooks() -> list[Any]:
 
 
 def home_agent(model: Any, *, home: Home | None = None, preset: Any = None, policy: str | None = None,
-               max_tokens: int = 160, **options: Any) -> tuple[Any, Home]:
+               max_tokens: int = 160, extra_tools: Sequence[Any] = (), **options: Any) -> tuple[Any, Home]:
     """The home-assistant agent exactly as `edgevox voice` builds it, and the home it controls.
 
     One place, so the home evaluation measures what the voice assistant ships: the same
     instructions, SLM hooks, token budget and greedy decoding; ``options`` go to ``LLMAgent``.
     ``policy`` None leaves the choice to ``LLMAgent`` (its default, or the preset's profile).
+    ``extra_tools`` join the home's (a message reader, for ``edgevox.evals.injected``).
     """
     from edgevox.agents import LLMAgent
 
     home = home if home is not None else Home()
     options.setdefault("temperature", 0.0)
     options.setdefault("hooks", home_hooks())
-    agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=home.tools(), model=model,
+    agent = LLMAgent("vox", "home voice assistant", HOME_INSTRUCTIONS, tools=[*home.tools(), *extra_tools], model=model,
                      preset=preset, max_tokens=max_tokens,
                      **({"tool_choice_policy": policy} if policy is not None else {}), **options)
     return agent, home

@@ -15,6 +15,9 @@ relevance          before_llm    a request nearer, by meaning, to generic lines 
                                  hop may only answer in words
 remainder          after_tool,   a part of a two-action request clearly for a tool no call
                    before_llm    of the turn used -> one more hop that calls it
+result_is_data     before_tool   an action only a tool's result asked for (a message that
+                                 says "switch every light on") -> withdrawn: a result is
+                                 data, never an instruction
 loop_guard         before_tool   the same call twice in a turn -> earlier result, then a
                                  plain-reply hop
 placeholder_args   before_tool   "", "string", "<value>", "..." as argument values
@@ -47,6 +50,7 @@ from edgevox.agents.slm.grounding import Grounding
 from edgevox.agents.slm.listed import ListedItems
 from edgevox.agents.slm.loop_guard import LoopGuard
 from edgevox.agents.slm.placeholders import PlaceholderArgs, is_placeholder
+from edgevox.agents.slm.result_is_data import ResultIsData
 from edgevox.agents.slm.speakable import SpeakableReply
 from edgevox.agents.slm.transcript import MendTranscript
 from edgevox.agents.slm.unit_args import UnitArgs
@@ -54,7 +58,8 @@ from edgevox.agents.slm.unknown_tool import UnknownToolHint
 from edgevox.agents.slm.worked_out import WorkedOut
 
 __all__ = [
-    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "PlaceholderArgs", "SpeakableReply",
+    "ArgShapeHint", "EchoGuard", "FalseClaim", "Grounding", "ListedItems", "LoopGuard", "PlaceholderArgs", "ResultIsData",
+    "SpeakableReply",
     "UnitArgs", "UnknownToolHint", "WorkedOut", "MendTranscript",
     "default_slm_hooks", "is_placeholder", "schema_hint",
 ]
@@ -75,5 +80,5 @@ def default_slm_hooks(*, relevance: bool = True) -> list[Hook]:
     if relevance:
         gate = RelevanceGate.answer_only()
         by_meaning = [gate, Remainder(gate=gate, readers_only=True, rounds=3)]
-    return [MendTranscript(), WorkedOut(), *by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
+    return [MendTranscript(), WorkedOut(), ResultIsData(), *by_meaning, LoopGuard(), PlaceholderArgs(), UnknownToolHint(), Grounding(), ListedItems(), UnitArgs(), EchoGuard(),
             ArgShapeHint(), SpeakableReply(), FalseClaim()]
