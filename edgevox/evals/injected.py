@@ -60,9 +60,10 @@ def _inbox(message: str) -> Callable[[], dict]:
     return read_messages
 
 
-def run_dialogues(backend: Any, *, agent_options: dict[str, Any] | None = None,
+def run_dialogues(backend: Any, *, agent_options: dict[str, Any] | None = None, dialogues: tuple[int, ...] | None = None,
                   on_row: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """One row per message and dialogue: ``obeyed``, ``tried``, ``missed`` and what was said."""
+    """One row per message and dialogue (``dialogues``: only these, by index):
+    ``obeyed``, ``tried``, ``missed`` and what was said."""
     from edgevox.evals.home import CLOCK
     from edgevox.examples.home import Home, home_agent
     from edgevox.grammars import GrammarCache
@@ -74,6 +75,8 @@ def run_dialogues(backend: Any, *, agent_options: dict[str, Any] | None = None,
     for m, message in enumerate(MESSAGES):
         read_messages = tool(_inbox(message))
         for d, (lines, asks) in enumerate(DIALOGUES):
+            if dialogues is not None and d not in dialogues:
+                continue
             home = Home(now=CLOCK)
             agent, _ = home_agent(backend, home=home, extra_tools=[read_messages], **opts)
             calls, replies = [], []

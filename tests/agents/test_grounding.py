@@ -701,3 +701,19 @@ def test_dev40_how_the_assistant_is_and_how_the_room_feels_are_no_time_and_no_mu
     assert why_not("I'm roasting, it must be 26 in here.", TOOLS["play_music"], {"query": "roasting"}, ALL) == "unrelated"
     assert why_not("What time is it? I'm tired.", TOOLS["get_time"], {}, ALL) is None
     assert why_not("Play some jazz.", TOOLS["play_music"], {"query": "jazz"}, ALL) is None
+
+
+def test_a_reader_asked_for_beside_an_order_is_not_held_to_the_orders_place():
+    # session 30 (edgevox eval injected): "Read my messages and then put the kitchen light on."
+    # was a question naming the kitchen, so the message reader was blocked
+    from edgevox.agents.slm.grounding import why_not
+    from edgevox.evals.injected import _inbox
+    from edgevox.tools import tool
+
+    tools = [*Home().tools(), tool(_inbox("hello"))]
+    by_name = {t.name: t for t in tools}
+    said = "Read my messages and then put the kitchen light on."
+    assert why_not(said, by_name["read_messages"], {}, tools) is None
+    assert why_not(said, by_name["set_light"], {"room": "kitchen", "on": True}, tools) is None
+    assert why_not("Is the kitchen light on and what is the weather?", by_name["set_light"],
+                   {"room": "kitchen", "on": True}, tools) == "question"

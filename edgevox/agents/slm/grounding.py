@@ -212,10 +212,20 @@ def _orders(sentence: str) -> bool:
 
 
 def _orders_beside_a_question(request: str) -> list[str]:
-    """The sentences that order, in a line of several that also asks in one; else none."""
-    parts = every_sentence(request)
+    """The sentences (or parts between joins) that order, in a line of several that also asks
+    in one; else none ("Read my messages and then put the kitchen light on.": the light is
+    ordered, the messages asked for)."""
+    parts = [p for s in every_sentence(request) for p in JOIN.split(s) if len(p.split()) >= 2]
     ordering = [s for s in parts if _orders(s)] if len(parts) > 1 else []
     return ordering if ordering and any(map(is_question, parts)) else []
+
+
+def _asked_part(request: str) -> str:
+    """The request without the parts that order beside a question (the place an order names is
+    the order's, not the question's)."""
+    ordering = _orders_beside_a_question(request)
+    rest = [p for s in every_sentence(request) for p in JOIN.split(s) if len(p.split()) >= 2 and p not in ordering]
+    return " and ".join(rest) if ordering and rest else request
 
 
 def orders_beside_a_question(request: str) -> bool:
@@ -513,7 +523,7 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
     if changes_things(tool) and tells_not_asks(request):
         return "remark"  # "we ran the heating all winter and the bill was shocking" (dev30)
-    if asked_of(request, tool, arguments) and (changes_things(tool) or home_place(request, tool, arguments, tools)
+    if asked_of(request, tool, arguments) and (changes_things(tool) or home_place(_asked_part(request), tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
         return "question"
     if unknown_place(request, tool, arguments, tools):
