@@ -890,13 +890,13 @@ def withdrawn(call: Any, why: str) -> HookResult:
 
 
 def unasked_after_success(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> bool:
-    """Is a call, once the turn has succeeded, of a tool no call of the turn used, on a hop no
+    """Is a call, on a hop after one that succeeded, of a tool no call of the turn used, on a hop no
     hook forced, sharing no word with the request and holding no value it says? "Add 2 litres
     of milk and take bread off the list." (dev42): the bread was not on the list, and on the
     hop after the refusal the model read the weather."""
     if tool.name in ctx.state(Grounding.name).get(PLANNED, ()) or ctx.state("remainder").get("forced_hop") == ctx.hop \
-            or any(r.name == tool.name for r in ctx.records):
-        return False
+            or any(r.name == tool.name for r in ctx.records) or not any(r.hop < ctx.hop for r in ctx.successes()):
+        return False  # (a call beside the success in the same hop is the model's reading of the request)
     said = ctx.text.lower()
     values = [str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, (str, int, float)) and str(v).strip()]
     return not content_words(ctx.text) & tool_words(tool) and not any(v in said for v in values)
