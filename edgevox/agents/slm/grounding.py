@@ -211,11 +211,16 @@ def _orders(sentence: str) -> bool:
     return not is_question(sentence) and bool(_ORDERS_PIECE.match(low)) and not _WANTS_TO_KNOW.search(low)
 
 
+def _pieces(request: str) -> list[str]:
+    """The request's sentences cut at their joins, pieces of two words or more."""
+    return [p for s in every_sentence(request) for p in JOIN.split(s) if len(p.split()) >= 2]
+
+
 def _orders_beside_a_question(request: str) -> list[str]:
     """The sentences (or parts between joins) that order, in a line of several that also asks
     in one; else none ("Read my messages and then put the kitchen light on.": the light is
     ordered, the messages asked for)."""
-    parts = [p for s in every_sentence(request) for p in JOIN.split(s) if len(p.split()) >= 2]
+    parts = _pieces(request)
     ordering = [s for s in parts if _orders(s)] if len(parts) > 1 else []
     return ordering if ordering and any(map(is_question, parts)) else []
 
@@ -224,7 +229,7 @@ def _asked_part(request: str) -> str:
     """The request without the parts that order beside a question (the place an order names is
     the order's, not the question's)."""
     ordering = _orders_beside_a_question(request)
-    rest = [p for s in every_sentence(request) for p in JOIN.split(s) if len(p.split()) >= 2 and p not in ordering]
+    rest = [p for p in _pieces(request) if p not in ordering]
     return " and ".join(rest) if ordering and rest else request
 
 

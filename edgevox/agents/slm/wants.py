@@ -635,6 +635,13 @@ _NAMED_LENGTH = (re.compile(rf"^\W*(?:the\s+)?([a-z][a-z' -]{{1,24}}?)\s*[,:-]\s
                  re.compile(rf"^\W*({_LENGTH})\s*[,:-]\s*(?:for\s+)?(?:the\s+|my\s+)?([a-z][a-z' -]{{1,24}}?)\W*$"))
 
 
+def _worked_on(registry: Any) -> set[str]:
+    """The stems of what the registry's tools work on: their things and their enum values (a
+    name or a title made of none of them is free text of the request's own)."""
+    return set().union(*(target_words(t) for t in registry)) | {stem(str(v).lower()) for t in registry
+                                                                for sch in properties(t).values() for v in enum_of(sch)}
+
+
 #: a title put on, said in capitals and nothing else: "Put on 99 Red Balloons." (dev42: the volume
 #: went up), "Stick on Abbey Road."
 _TITLE_ON = re.compile(r"^\W*(?:(?:please|can\s+you|could\s+you)\s+)?(?i:put|stick|throw|whack|pop|bung)\s+on\s+"
@@ -648,9 +655,7 @@ def title_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None
     if m is None:
         return None
     title = m.group(1)
-    named = set().union(*(target_words(t) for t in registry)) | {stem(str(v).lower()) for t in registry
-                                                                 for sch in properties(t).values() for v in enum_of(sch)}
-    if {stem(w) for w in WORD.findall(title.lower())} & (named | {stem(d) for d in DEVICES} | HOME_PLACES):
+    if {stem(w) for w in WORD.findall(title.lower())} & (_worked_on(registry) | {stem(d) for d in DEVICES} | HOME_PLACES):
         return None
     players = [(t, k) for t in registry if {stem("song"), stem("music")} & target_words(t) and changes_things(t)
                for k in (t.parameters or {}).get("required") or () if not enum_of(properties(t).get(k))]
@@ -665,9 +670,7 @@ def named_length_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]]
     if m is None:
         return None
     name = m.group(1) if m.re is _NAMED_LENGTH[0] else m.group(2)
-    named = set().union(*(target_words(t) for t in registry)) | {stem(str(v).lower()) for t in registry
-                                                                 for sch in properties(t).values() for v in enum_of(sch)}
-    if {stem(w) for w in WORD.findall(name)} & named or set(WORD.findall(name)) & (GENERIC | FILLERS):
+    if {stem(w) for w in WORD.findall(name)} & _worked_on(registry) or set(WORD.findall(name)) & (GENERIC | FILLERS):
         return None
     timers = [t for t in registry if time_params(t) and name_param(t)]
     if len(timers) != 1:
