@@ -70,6 +70,7 @@ from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.parts import every_sentence
 from edgevox.agents.slm.planned import GROUNDING, PLANNED
+from edgevox.agents.slm.remarks import ORDERS_PIECE, asks_nothing, asks_of_the_past
 from edgevox.agents.slm.vocabulary import (
     CHANGERS,
     CLIMATE_DEVICES,
@@ -79,6 +80,7 @@ from edgevox.agents.slm.vocabulary import (
     FILLERS,
     GENERIC,
     HOME_PLACES,
+    IMPERATIVES,
     OPENERS,
     PLACES,
     SERVICES,
@@ -167,8 +169,6 @@ _EXCUSE = re.compile(r"^\W*(?:excuse\s+me|pardon\s+me|(?:i'm\s+|i\s+am\s+)?sorry
 #: a tag after an order ("Knock the bedroom light down to 15, yeah?", "Kill the lights in the office,
 #: would ya?", dev36: blocked as questions), and the verbs an order opens on
 _TAG = re.compile(r",\s*(?:yeah|yea|ya|yep|ok|okay|would\s+ya|will\s+ya|would\s+you|will\s+you|could\s+you|can\s+you|mate|love)\W*$")
-_IMPERATIVE = frozenset("""turn switch set put play add start cancel stop pause skip dim make give stick chuck bung whack kill
-flip flick knock lower raise mute resume bring pop get crank take remove""".split())  # (``_ORDERS_PIECE`` opens on them too)
 
 
 def is_question(text: str) -> bool:
@@ -189,7 +189,7 @@ def is_question(text: str) -> bool:
         # "The hall light, can you check it?" ask)
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
-    if asked and words[0] in _IMPERATIVE and _TAG.search(text):
+    if asked and words[0] in IMPERATIVES and _TAG.search(text):
         return False  # an order with a tag
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
     # opens like a polite request ("Can you ...?", "Mind turning ... off?")
@@ -208,7 +208,7 @@ _WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s
 
 def _orders(sentence: str) -> bool:
     low = _OPENS_AFTER.sub("", sentence.lower())
-    return not is_question(sentence) and bool(_ORDERS_PIECE.match(low)) and not _WANTS_TO_KNOW.search(low)
+    return not is_question(sentence) and bool(ORDERS_PIECE.match(low)) and not _WANTS_TO_KNOW.search(low)
 
 
 def _pieces(request: str) -> list[str]:
@@ -259,12 +259,6 @@ def asked_of(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
 _TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|the|that|this|those|these)\s+(?:[a-z']+\s+){0,5}?"
                     r"(?:is|are|was|were|needs|need|keeps|keep|has|had|looks|seems)\b(?!\s+(?:to|be|set|on|off|at)\b)"
                     r"|(?:we|i|they|he|she)\s+(?:ran|had|used|left|did|bought|got|paid|went|spent|tried|always|never|usually)\b)")
-#: a piece of a line that orders or asks for something
-_ORDERS_PIECE = re.compile(rf"^\W*(?:please\s+)?(?:{'|'.join(sorted(_IMPERATIVE))}|"
-                           r"tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
-                           r"(?:i|we|he|she|they)'d\s+(?:like|love)|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want))\b")
-
-
 def tells_not_asks(request: str) -> bool:
     """Does the line only tell how a thing is or was, or what someone did (``_TELLS``), with no
     piece that orders or asks and no complaint? A call of a tool that changes things is nobody's
@@ -274,7 +268,7 @@ def tells_not_asks(request: str) -> bool:
             or said_numbers(request):
         return False  # a complaint wants something ("the bedroom is too dark"); a number sets one
         # ("The bread needs 15 minutes, I'll want a timer for that.", dev30)
-    return not any(_ORDERS_PIECE.match(p) for p in re.split(r"[,;.!?]|\band\b|\bbut\b|\bso\b", low) if p.strip())
+    return not any(ORDERS_PIECE.match(p) for p in re.split(r"[,;.!?]|\band\b|\bbut\b|\bso\b", low) if p.strip())
 
 
 #: a device's word said as a place, not the device
@@ -333,6 +327,8 @@ _ELSEWHERE = (
     re.compile(r"\b(?:put|start|run|do|stick|bung)\s+(?:a|the|another|on\s+a|on\s+the)\s+(?:quick\s+)?(wash|washing)\b(?!\s+up\b)"),  # not the washing up (dev30)
     # another list than the tool's ("Add ring the plumber to my to-do list.", dev12, session 20)
     re.compile(r"\b(?:to|in|on|onto)\s+(?:my|the|our)\s+(to[\s-]?do|todo|task|tasks|reading|packing|wish|bucket|chores?)\s+list\b"),
+    # a chat or a contact list ("Add Sam to the five-a-side group chat.", dev44: Sam on the shopping list)
+    re.compile(r"\b(?:to|into)\s+(?:my|the|our)\s+(?:[a-z0-9-]+\s+){0,2}?(chat|contacts|whatsapp)\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
                r"(order)\s+(?:a|an|some|me|us|the|our)\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
@@ -526,8 +522,10 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "unrelated"  # "Do you know any jokes about the weather?": the weather is a joke's topic
     if _time_params_of(tool) and _CLOCK_TIME.search(request) and not _LENGTH.search(request):
         return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
-    if changes_things(tool) and tells_not_asks(request):
-        return "remark"  # "we ran the heating all winter and the bill was shocking" (dev30)
+    if changes_things(tool) and (tells_not_asks(request) or asks_nothing(request)):
+        return "remark"  # "we ran the heating all winter and the bill was shocking" (dev30); "I already switched it off" (dev44)
+    if not changes_things(tool) and asks_of_the_past(request):
+        return "question"  # "What was the weather like in Barcelona last week?" (dev44): no tool tells it
     if asked_of(request, tool, arguments) and (changes_things(tool) or home_place(_asked_part(request), tool, arguments, tools)
                                  or re.match(r"\W*(?:why|how come)\b", request.lower())):
         return "question"

@@ -39,6 +39,7 @@ from edgevox.agents.slm.grounding import (
     reason_for,
 )
 from edgevox.agents.slm.parts import parts_of
+from edgevox.agents.slm.remarks import asks_nothing
 from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,
     UNITS,
@@ -336,6 +337,8 @@ class RelevanceGate(Hook):
             return HookResult.end(ctx.agent.phrases.taken_back, reason="taken back")
         if praises_as_is(ctx.text):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="a state praised")
+        if why := asks_nothing(ctx.text):  # "I already switched the office light off." (dev44)
+            return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason=why)
         rel = self._relevance(ctx)
         if rel is None:
             return self._read_after_action(ctx, request)
@@ -493,7 +496,9 @@ _PRAISED = re.compile(
     r"^\W*(?:(?:thanks|thank\s+you|ta|cheers|cool|great|nice|lovely|perfect|oh|ah|yeah|yes|ok|okay|right|mm|wow)\W+)*"
     r"(?:[a-z0-9' %-]*?[a-z][a-z0-9' %-]*?\s+)?(?:is|was|are|were|feels|feel|sounds|sound|looks|look)\s+"
     r"(?:(?:just|absolutely|really|so|pretty|now|bang|dead|quite)\s+)*"
-    r"(?:right|perfect|spot\s+on|great|fine|lovely|ideal|nice|good|ok|okay|comfy|cosy|cozy|brilliant|grand|better)"
+    r"(?:right|perfect|spot\s+on|great|fine|lovely|ideal|nice|good|ok|okay|comfy|cosy|cozy|brilliant|grand|better"
+    # praise of a song or a voice ("Adele's voice is unreal.", dev44: played)
+    r"|unreal|amazing|incredible|beautiful|gorgeous|stunning|fantastic|awesome|superb|excellent)"
     r"(?:\W+(?:now|thanks|thank\s+you|ta|cheers|mate|love))*\W*$")
 
 

@@ -83,6 +83,9 @@ chilly cold cool freezing nippy warm hot boiling stuffy dark dim gloomy bright g
 FELT = {**dict.fromkeys("chilly cold freezing nippy warm hot boiling roasting stuffy baking sweltering".split(), "heat"),
         **dict.fromkeys("dark dim gloomy glaring".split(), "light"),
         **dict.fromkeys("loud quiet noisy deafening".split(), "volume")}
+#: the verbs an order opens on ("turn the ...", "chuck ... on the list")
+IMPERATIVES = frozenset("""turn switch set put play add start cancel stop pause skip dim make give stick chuck bung whack kill
+flip flick knock lower raise mute resume bring pop get crank take remove""".split())
 #: verbs many devices take: they do not say which device is meant
 ACTIONS = frozenset("""
 start stop cancel delete pause resume play skip add remove control run running raise lower increase decrease
@@ -141,6 +144,8 @@ IDIOMS = re.compile(
     r"|\b(?:someone|somebody|someone's|somebody's|there's\s+someone|there's\s+somebody|who's|someone\s+is|somebody\s+is)"
     r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b"
     r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|(?:a\s+|some\s+|another\s+)?games?"
+    # the game's name goes with it ("Play a game of twenty questions with Noah", dev44: played as music)
+    r"(?:\s+of\s+[a-z0-9' -]+?(?=\s+with\b|\s*[.,!?;]|\s*$))?"
     r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b"
     # "I can't hear myself think" (dev15) says it is too loud, not too quiet
     r"|\b(?:can't|cannot|can\s+not)\s+hear\s+myself\s+think\b")

@@ -1,0 +1,229 @@
+"""Remarks: lines that name a tool's thing and ask for nothing.
+
+A small model reads the thing and the number in a line and acts on them, whatever the line
+does with them. The home evaluation's dev30 (session 27) found lines that tell how a thing is or
+was ("we ran the heating all winter and the bill was shocking"); dev44 (session 31), written to
+sit on the line between asking and not asking, found more, each of which made a call with
+Qwen2.5-Coder-0.5B:
+
+* done already: "I already switched the office light off.", "We had the heating on 23 all
+  night.", "I put milk on the list yesterday." (milk added again);
+* a plan for later, the speaker's or someone else's: "I'll put some jazz on after dinner.",
+  "My husband's going to turn the heating down when he gets home.";
+* said to someone else in the room: "Tom, can you switch the hallway light off on your way?",
+  "Kids, turn that music down!";
+* liked as it is: "I love this Stevie Wonder track, it was our first dance.";
+* left alone: "Leave the heating where it is.", "Don't touch the bedroom light, she's asleep.";
+* the weather that was: "What was the weather like in Barcelona last week?" (the weather tool
+  tells today's and the forecast).
+
+English marks each of these plainly (a past verb after its subject, "'ll" or "going to" with a
+time to come, a name and a comma before an order, "I love this", "leave ... where it is",
+"last week"), and every such line must hold no piece that orders or asks the assistant. These
+are rules over words, not meaning: ``relevance`` has the line answered in words, and
+``grounding`` blocks a call of a tool that changes things on it ("Okay.").
+"""
+
+from __future__ import annotations
+
+import re
+
+from edgevox.agents.slm.vocabulary import FELT, IMPERATIVES, WORD
+
+#: a piece of a line that orders or asks for something
+ORDERS_PIECE = re.compile(rf"^\W*(?:please\s+)?(?:{'|'.join(sorted(IMPERATIVES))}|"
+                          r"tell|let's|let\s+me|can|could|would|will|i\s+need|i\s+want|"
+                          r"(?:i|we|he|she|they)'d\s+(?:like|love)|i\s+would|i'll\s+(?:want|need)|we\s+(?:need|want))\b")
+
+#: words that may open a piece before what it says ("Oh, and just turn ...")
+_OPENING = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually|just|now|but|instead"
+                      r"|yeah|well|no|nah)\W+)*")
+#: a request to the assistant anywhere in a line ("..., can you ...", "please")
+_ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:you|we|ya)\b|\bplease\b|\bany\s+chance\b|\bhow\s+about\b"
+                    r"|\bi'd\s+(?:like|love)\b|\bi\s+(?:want|need)\b|\blet's\b|\bmind\s+(?:putting|turning|switching|setting|adding)\b")
+#: a piece that tells, by its subject ("the baby's asleep", "it was our first dance"), or only thanks
+_STATEMENT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|we'd|he|he's|she|she's|they|they're|it|it's|its|that|that's"
+                        r"|this|there|there's|the|my|our|his|her|their|you|you're|[a-z]+'s|forget"
+                        r"|thanks|thank\s+you|cheers|ta|mate)\b")
+#: a thing and its new state ("the bedroom light off"), and the verbs that make it a statement
+_STATE_ORDER = re.compile(r"^(?:[a-z']+\s+){1,4}(?:on|off|out|up|down)\W*$")
+_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been)\b|'(?:s|re|ve)\b|ed\b")
+#: food gone, wanted on the list again ("we just ran out of toilet paper", "the last of the ketchup")
+_GONE = re.compile(r"\b(?:ran|run|running)\s+out\b|\bout\s+of\b|\bthe\s+last\s+of\b|\bagain\b")
+
+#: who a report or a plan is about
+_PEOPLE = (r"(?:i|we|he|she|they|someone|somebody|(?:my|our|the)\s+(?:husband|wife|partner|son|daughter|mum|mom|dad"
+           r"|brother|sister|flatmate|roommate|housemate|kids|boyfriend|girlfriend|neighbour|neighbor|nan|gran|grandma|grandad))")
+#: past verbs that cannot be orders: "switched", "had", "went off"
+#: (not "bought", "finished", "used": "I already bought the eggs" takes them off the list, "We've
+#: finished the olive oil" puts it on; not "left": "Someone left the light on again" wants it off;
+#: not "got": "I've got a call in five" has it now)
+_PAST = ("switched turned flicked had ran kept added started cancelled canceled stopped paused played dimmed "
+         "took changed sorted did went came rang tried forgot fixed replaced opened closed locked "
+         "done gone taken brought moved")
+#: past verbs spelt as their present: "I put milk on the list yesterday" needs its "yesterday"
+_PAST_AS_PRESENT = "put set cut shut let"
+_DONE = re.compile(rf"^(?P<who>{_PEOPLE}|(?:the|that|this|my|our)\s+(?:[a-z']+\s+){{0,2}}?[a-z']+|[a-z]+)(?:'ve|\s+have|'d|\s+had|'s|\s+has)?\s+"
+                   rf"(?:(?:already|just|literally|actually|only|also)\s+)*(?P<verb>{'|'.join((_PAST + ' ' + _PAST_AS_PRESENT).split())})\b")
+#: when a thing was done
+_BEFORE_NOW = re.compile(r"\b(?:already|just|earlier|ago|yesterday|before|last\s+(?:night|week|weekend|time)"
+                         r"|this\s+morning|all\s+(?:night|day|weekend|week|winter|evening)|(?:him|her|them|my|our)sel(?:f|ves)"
+                         r"|on\s+(?:his|her|their|my)\s+own)\b")
+
+#: a plan: who will do it, then the verb
+_PLAN = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to"
+                   r"|'m\s+going\s+to|\s+am\s+going\s+to|'s\s+gonna|'m\s+gonna|'re\s+gonna|\s+gonna)\s+(?:probably\s+|just\s+)?"
+                   r"(?:put|turn|switch|set|start|play|add|sort|do|deal|fix|change|cancel|stop|get|make|dim|grab|bring|take|buy)\b")
+#: when a plan will be done
+_LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bit|minute|while|sec)"
+                    r"|this\s+(?:evening|afternoon|weekend)|at\s+the\s+weekend|before\s+(?:bed|dinner|lunch|tea|we))\b")
+
+#: a person called by name or as a group, then what they are asked ("Kids, turn that music down!");
+#: not "love" or "sweetheart": a speaker may call the assistant so ("Sweetheart, would you turn the
+#: music down ...?", dev28)
+_GROUPS = "kids guys boys girls children everyone everybody".split()
+_CALLED = re.compile(r"^\W*(?:hey\s+|oi\s+|right\s+)?(?P<who>you\s+lot|[a-z]+)\s*,\s*(?P<rest>.+)")
+#: what is asked of a person called by name: "can you ..., on your way?"
+_OF_A_PERSON = re.compile(r"^(?:can|could|would|will)\s+you\b.*\b(?:your|yourself)\b")
+#: words that open a line with a comma and call nobody (fillers, the assistant's usual names, the home's things)
+_NOT_A_PERSON = frozenset("""
+hey ok okay right yes yeah yep no nope nah please so well alright sorry thanks thank cheers ta um uh er oh ah actually
+listen look wait hmm great cool lovely perfect and also then now next first last again hi hello morning evening night
+assistant computer jarvis alexa google siri nabu vox edgevox mycroft cortana bixby friday
+kitchen bedroom bathroom hallway hall office garage lights light lamp music timer volume heating thermostat weather
+list shopping living dining
+""".split())
+
+#: thanks, for something or not
+_THANKS = re.compile(r"^(?:thanks|thank\s+you|cheers|ta)(?:\s+(?:so\s+much|a\s+lot|mate|love|for\s+.+))?$")
+#: liked as it is ("I love this Stevie Wonder track", "I actually quite like it")
+_LIKED = re.compile(r"^i\s+(?:(?:really|just|absolutely|actually|quite|do|so|totally)\s+)*(?:love|like|adore|enjoy)\s+"
+                    r"(?:it|that|this|them|(?:this|that|the)\s+(?:[a-z']+\s+){0,3}?(?:song|track|tune|one|album|playlist|band|record))\W*$")
+
+#: left as it is ("Leave the heating where it is.", "Don't touch the bedroom light")
+_LEFT_ALONE = re.compile(
+    r"^(?:just\s+|please\s+)*(?:leave|keep)\s+(?:the|my|our|that|this|it|them)\b[^,.!?]*?"
+    r"\b(?:where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are)|alone|be)\W*$"
+    r"|^(?:please\s+)?(?:don't|do\s+not|dont)\s+(?:touch|change|bother\s+with|mess\s+with|fiddle\s+with|worry\s+about)\b"
+    r"|^no\s+need\s+(?:for|to)\b")
+
+#: the weather that was: the weather tool tells now and the forecast
+_WEATHER_WORDS = re.compile(r"\b(?:weather|temperature|rain|rained|raining|snow|snowed|sunny|hot|cold|warm|windy)\b")
+_WAS = re.compile(r"\b(?:was|were|been|did|had)\b")
+_PAST_TIME = re.compile(r"\b(?:yesterday|last\s+(?:night|week|weekend|month|year|summer|winter|spring|autumn|fall)"
+                        r"|ever\s+recorded|on\s+record|the\s+other\s+day|while\s+we\s+were\s+away|been\s+like)\b")
+_RECORDED = re.compile(r"\b(?:ever\s+recorded|on\s+record)\b")
+_NOW_OR_LATER = re.compile(r"\b(?:today|tomorrow|tonight|now|later|forecast|this\s+(?:afternoon|evening))\b")
+
+
+def _low(request: str) -> str:
+    return request.lower().replace("’", "'")
+
+
+def _pieces(low: str) -> list[str]:
+    """The line cut at its stops, commas and joins, each without its opening words."""
+    return [p for p in (_OPENING.sub("", piece).strip() for piece in
+                        re.split(r"[,;.!?]|\band\b|\bbut\b|\bso\b|\bwhen\b|\bbecause\b|\bcos\b", low)) if p]
+
+
+def _asked(low: str) -> bool:
+    return bool(_ASKED.search(low))
+
+
+def _no_other_order(pieces: list[str], own: str) -> bool:
+    """Is every other piece of the line a statement, not an order, an ask or a thing named
+    ("Timer for an hour, the lamb's just gone in.": the timer is ordered)?"""
+    return all(p == own or (_STATEMENT.match(p) and not ORDERS_PIECE.match(p) and not _switched(p)) for p in pieces)
+
+
+def _switched(piece: str) -> bool:
+    """A thing and its new state, with no verb ("the bedroom light off"): an order."""
+    return bool(_STATE_ORDER.match(piece)) and not _VERB.search(piece)
+
+
+def _capitalised(request: str, word: str) -> bool:
+    """Is ``word`` written with a capital in ``request`` (a name, not a thing)?"""
+    return bool(re.search(rf"\b{re.escape(word[:1].upper() + word[1:])}\b", request))
+
+
+def _done(request: str, low: str, pieces: list[str]) -> bool:
+    """A piece tells what was done already ("I already switched the office light off.")."""
+    for piece in pieces:
+        m = _DONE.match(piece)
+        if not m:
+            continue
+        person = re.fullmatch(_PEOPLE, m["who"]) is not None
+        thing = " " in m["who"]
+        if not person and not thing and (m["who"] in _NOT_A_PERSON or not _capitalised(request, m["who"])):
+            continue  # "Heating set to 20." orders; a thing said as the subject is no report
+        if (m["verb"] in _PAST_AS_PRESENT.split() or not person) and not _BEFORE_NOW.search(low):
+            continue  # "I put ..." and "Sam's switched ..." need their "yesterday", "just"
+        if (_no_other_order(pieces, piece) and not _asked(low) and not _GONE.search(low)
+                and not {"too", *FELT} & set(WORD.findall(low))):
+            return True
+    return False
+
+
+def _planned(request: str, low: str, pieces: list[str]) -> bool:
+    """A piece tells what someone will do later ("I'll put some jazz on after dinner.")."""
+    for piece in pieces:
+        m = _PLAN.match(piece)
+        if not m or not _LATER.search(low):
+            continue
+        if re.fullmatch(_PEOPLE, m["who"]) is None and (m["who"] in _NOT_A_PERSON or not _capitalised(request, m["who"])):
+            continue
+        if _no_other_order(pieces, piece) and not _asked(low):
+            return True
+    return False
+
+
+def said_to_someone_else(request: str) -> bool:
+    """Does the line call people as a group, then order or ask them ("Kids, turn that music
+    down!"), or a person by name, then ask them of their own doing ("Tom, can you switch the
+    hallway light off on your way?")? A name is a capitalised word that is no filler, no usual
+    name of an assistant and no thing of the home; every line opens on a capital, so the ask
+    must be the person's own ("Previous, please." calls nobody)."""
+    low = _low(request)
+    m = _CALLED.match(low)
+    if not m or m["who"] in _NOT_A_PERSON:
+        return False
+    rest = _OPENING.sub("", m["rest"])
+    if m["who"] in _GROUPS or m["who"].startswith("you"):
+        return bool(ORDERS_PIECE.match(rest) or _asked(rest))
+    return _capitalised(request, m["who"]) and bool(_OF_A_PERSON.match(rest))
+
+
+def _thanked(low: str, pieces: list[str]) -> bool:
+    """Thanks, then only statements ("Cheers for the timer, the banana bread came out perfect.")."""
+    return (len(pieces) >= 2 and bool(_THANKS.match(pieces[0])) and _no_other_order(pieces, pieces[0]) and not _asked(low)
+            and not {"too", *FELT} & set(WORD.findall(low)))
+
+
+def _liked(low: str, pieces: list[str]) -> bool:
+    return any(_LIKED.match(p) and _no_other_order(pieces, p) for p in pieces) and not _asked(low)
+
+
+def _left_alone(low: str, pieces: list[str]) -> bool:
+    return bool(pieces) and bool(_LEFT_ALONE.match(pieces[0])) and _no_other_order(pieces, pieces[0]) and not _asked(low)
+
+
+def asks_of_the_past(request: str) -> bool:
+    """Does the line ask about the weather that was ("What was the weather like in Barcelona
+    last week?")? No tool tells it."""
+    low = _low(request)
+    return bool(_WEATHER_WORDS.search(low) and (_WAS.search(low) or _RECORDED.search(low)) and _PAST_TIME.search(low)
+                and not _NOW_OR_LATER.search(low))
+
+
+def asks_nothing(request: str) -> str | None:
+    """Why the line asks for nothing although it names a tool's thing (see the module), or None."""
+    low = _low(request)
+    pieces = _pieces(low)
+    if said_to_someone_else(request):
+        return "said to someone else"
+    for why, found in (("done already", _done(request, low, pieces)), ("planned for later", _planned(request, low, pieces)),
+                       ("liked as it is", _liked(low, pieces)),
+                      ("thanks", _thanked(low, pieces)), ("left alone", _left_alone(low, pieces))):
+        if found:
+            return why
+    return "the weather that was" if asks_of_the_past(request) else None

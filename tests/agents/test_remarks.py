@@ -1,0 +1,79 @@
+"""Remarks: lines that name a tool's thing and ask for nothing (``edgevox.agents.slm.remarks``),
+the pure rules and the home agent on the real model."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_someone_else
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    # dev44 (session 31): each made a call with Qwen2.5-Coder-0.5B
+    ("I already switched the office light off.", "done already"),
+    ("We had the heating on 23 all night.", "done already"),
+    ("I put milk on the list yesterday.", "done already"),
+    ("That timer went off ages ago.", "done already"),
+    ("Forget the kitchen light, Sam's just switched it off himself.", "done already"),
+    ("I already turned the garage light off when I locked up.", "done already"),
+    ("I'll put some jazz on after dinner.", "planned for later"),
+    ("My husband's going to turn the heating down when he gets home.", "planned for later"),
+    ("Mike will sort the thermostat when he's back from five-a-side.", "planned for later"),
+    ("Tom, can you switch the hallway light off on your way?", "said to someone else"),
+    ("Kids, turn that music down!", "said to someone else"),
+    ("I love this Stevie Wonder track, it was our first dance.", "liked as it is"),
+    ("Cheers for the timer, the banana bread came out perfect.", "thanks"),
+    ("Leave the heating where it is.", "left alone"),
+    ("Don't touch the bedroom light, she's asleep.", "left alone"),
+    ("What was the weather like in Barcelona last week while we were away?", "the weather that was"),
+    ("What's the hottest temperature ever recorded?", "the weather that was"),
+])
+def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
+    assert asks_nothing(text) == why
+
+
+@pytest.mark.parametrize("text", [
+    # lines of the tuning splits that do ask, which a first draft took for remarks
+    "Previous, please.", "Time, please.", "Lentils, add them to the shopping.", "Oi, kill the kitchen lights mate",
+    "Brighter, make it 90.", "Sweetheart, would you turn the music down a touch and pop the bathroom light on?",
+    "Timer for an hour and a quarter, the lamb's just gone in.", "Volume down to thirty-five, the baby's just gone off upstairs.",
+    "We've finished the olive oil.", "we just ran out of toilet paper", "Someone left the living room light on again.",
+    "I already bought the eggs this morning so they don't need to be on the shopping list anymore",
+    "The office is pitch black and I've got a call in five.", "Scrap the crisps off the list, we've got loads.",
+    # asks beside the remark
+    "I switched the kitchen light off, can you do the hallway?", "I'll have some jazz, please.",
+    "I'm going to bed, lights off.", "Heating set to 20.", "Thanks, now the bedroom light off.",
+    "I like it warm, 23 please.", "What's the weather going to be like tomorrow?", "Bedroom lights dimmed to 20 percent.",
+])
+def test_a_line_that_asks_is_no_remark(text):
+    assert asks_nothing(text) is None
+
+
+def test_a_name_opening_a_line_is_a_person_only_when_asked_of_their_own_doing():
+    assert said_to_someone_else("Priya, can you grab the bedroom light on your way up?")
+    assert not said_to_someone_else("Jarvis, can you turn your volume down?")  # the assistant's usual name
+    assert not said_to_someone_else("Kitchen, can you put your light on?")  # the home's thing
+    assert not said_to_someone_else("priya, can you grab the light on your way")  # no capital: no name known
+
+
+def test_the_weather_that_was_is_past_only_when_nothing_asks_for_now():
+    assert asks_of_the_past("What's the weather been like this week?")
+    assert not asks_of_the_past("It rained last week, what's the forecast for tomorrow?")
+    assert not asks_of_the_past("What was that about the weather?")
+
+
+@pytest.mark.model
+def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(qwen_backend):
+    """The home agent as ``edgevox eval home`` builds it, on the real model: the remarks run no
+    call; the same things asked plainly still run."""
+    from edgevox.evals.data import Item, Turn
+    from edgevox.evals.home import run_items
+
+    said = ["I already switched the office light off.", "Kids, turn that music down!",
+            "I'll put some jazz on after dinner.", "What was the weather like in Barcelona last week?"]
+    asked = ["Switch the office light off.", "Turn the music down.", "Put some jazz on."]
+    items = [Item(id=f"r{n}", kind="x", turns=[Turn(say=t, expect=None)]) for n, t in enumerate(said + asked)]
+    rows = run_items(qwen_backend.with_preset("qwen2.5-coder-0.5b"), items)
+    ran = {r["say"]: [c["name"] for c in r["calls"] if c["ok"]] for r in rows}
+    assert all(ran[t] == [] for t in said), ran
+    assert ran[asked[0]] == ["set_light"] and ran[asked[1]] == ["set_volume"] and ran[asked[2]] == ["play_music"], ran
