@@ -187,6 +187,9 @@ def test_vocabulary_comes_from_the_registry():
     # dev28 (session 27): a reason first, then the polite request
     assert not is_question("My hands are full with the bags, so would you mind flicking on the hallway light?")
     assert not is_question("Ooh, it's a bit nippy in here, love. Could you bump the heating up to 23 for me?")
+    # dev44 (session 31): "can we" after a reason asks as "can you" does
+    assert not is_question("It's freezing, can we go to 70 Fahrenheit?")
+    assert not is_question("It's a bit chilly in here, could we have it at 22?")
     assert not is_question("I can play on the tablet for 20 minutes, so can you tell me when it's over?")
     assert is_question("It's cold. Could you tell me the temperature outside?")
     assert is_question("I'm sorry to bother you, but what's the heating set to at the moment?")

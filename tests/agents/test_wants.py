@@ -67,6 +67,8 @@ def planned(text, registry, previous=None):
     ("All 8 lights are still on and I'm off to bed.", ("set_light", {"room": "all", "on": False})),  # dev42
     # dev42 (session 30): a name and a length alone ("pizza" was played)
     ("Pizza, 12 min.", ("start_timer", {"label": "pizza", "minutes": 12})),
+    # dev44 (session 31): a length needed for a thing, answered in words
+    ("I need eight minutes for these soft-boiled eggs.", ("start_timer", {"label": "soft-boiled eggs", "minutes": 8})),
     ("20 minutes, the roast", ("start_timer", {"label": "roast", "minutes": 20})),
     ("Kitchen, 10 minutes", None),  # a room: which of its things?
     ("Okay, 10 minutes", None),

@@ -143,9 +143,10 @@ _WHERE = frozenset({"room", "rooms", "location", "place", "area", "zone", "floor
 _LEAD_IN = re.compile(r"^\W*(?:(?:uh|um|er|oh|ok|okay|hey)\W+)*(?:when|whenever|if|once)\s+you\b[^,?]{0,40},\s*")
 #: a polite request after a statement ("The cake needs 35 minutes, can you time it?"), after
 #: a reason ("My hands are full, so would you mind ...?", "It's nippy in here, love. Could you
-#: ...?", dev28) or as a tag ("Get some light going in the dining room, will you?"); "tell me
-#: when it's over" asks for a timer's alert, not a reading
-_POLITE_CLAUSE = re.compile(r"(?:,|[.!;]\s)\s*(?:(?:so|then|and|but)\s+)?(?:please\s+)?(?:can|could|would|will|won't|wouldn't)\s+you\b"
+#: ...?", dev28; "It's freezing, can we go to 70 Fahrenheit?", dev44) or as a tag ("Get some
+#: light going in the dining room, will you?"); "tell me when it's over" asks for a timer's
+#: alert, not a reading
+_POLITE_CLAUSE = re.compile(r"(?:,|[.!;]\s)\s*(?:(?:so|then|and|but)\s+)?(?:please\s+)?(?:can|could|would|will|won't|wouldn't)\s+(?:you|we)\b"
                             r"(?!\s+(?:please\s+)?(?:check|see|find|confirm|let|say|look)\b)"
                             r"(?!\s+(?:please\s+)?tell\b(?!\s+me\s+when\s+(?:it|that|time)(?:'s|\s+is)?\s+(?:up|over|done|finished)\b))[^,]*$")
 

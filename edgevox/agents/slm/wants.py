@@ -632,7 +632,10 @@ _LENGTH = r"(?:\d+|[a-z]+(?:[ -][a-z]+)?)\s*(?:minutes?|mins?|hours?|hrs?|second
 #: a name and a length and nothing else, either way round: "Pizza, 12 min.", "20 minutes, the
 #: roast" (dev42: "pizza" was played)
 _NAMED_LENGTH = (re.compile(rf"^\W*(?:the\s+)?([a-z][a-z' -]{{1,24}}?)\s*[,:-]\s*({_LENGTH})\W*$"),
-                 re.compile(rf"^\W*({_LENGTH})\s*[,:-]\s*(?:for\s+)?(?:the\s+|my\s+)?([a-z][a-z' -]{{1,24}}?)\W*$"))
+                 re.compile(rf"^\W*({_LENGTH})\s*[,:-]\s*(?:for\s+)?(?:the\s+|my\s+)?([a-z][a-z' -]{{1,24}}?)\W*$"),
+                 # a length needed for a thing: "I need eight minutes for these soft-boiled eggs." (dev44: answered in words)
+                 re.compile(rf"^\W*(?:i|we)\s+(?:need|want|'d\s+like)\s+(?:a\s+|an\s+)?({_LENGTH})\s+(?:for|on)\s+"
+                            rf"(?:the\s+|my\s+|our\s+|these\s+|those\s+|this\s+|that\s+)?([a-z][a-z' -]{{1,30}}?)\W*$"))
 
 
 def _worked_on(registry: Any) -> set[str]:
@@ -664,9 +667,9 @@ def title_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None
 
 def named_length_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """The one tool that times things, with the name and the length of a line that says only
-    those two (``_NAMED_LENGTH``), when the name is no word any tool works on; else None."""
+    those two (``_NAMED_LENGTH``; or says it needs the length for the thing), when the name is no word any tool works on; else None."""
     low = request.lower()
-    m = _NAMED_LENGTH[0].match(low) or _NAMED_LENGTH[1].match(low)
+    m = next((m for rx in _NAMED_LENGTH if (m := rx.match(low))), None)
     if m is None:
         return None
     name = m.group(1) if m.re is _NAMED_LENGTH[0] else m.group(2)
