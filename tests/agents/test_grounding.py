@@ -456,6 +456,9 @@ def test_a_step_from_the_value_before():
 def test_a_game_to_play_and_a_voicemail_are_no_music():
     # dev11 (session 19): "Let's play a game." -> play_music("game"); "Play my voicemail." -> play
     assert why_not("Let's play a game.", TOOLS["play_music"], {"query": "game"}, ALL) == "unrelated"
+    # dev44 (session 31): the game's name and who plays it go with the game
+    assert why_not("Play a game of twenty questions with Noah, he's bored.", TOOLS["play_music"],
+                   {"query": "twenty questions with Noah"}, ALL) == "unrelated"
     assert why_not("Play my voicemail.", TOOLS["media_control"], {"action": "play"}, ALL) == "unrelated"
     assert why_not("Play some jazz.", TOOLS["play_music"], {"query": "jazz"}, ALL) is None
     assert why_not("Play the game soundtrack.", TOOLS["play_music"], {"query": "game soundtrack"}, ALL) is None

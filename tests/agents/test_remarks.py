@@ -22,6 +22,7 @@ from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_s
     ("Tom, can you switch the hallway light off on your way?", "said to someone else"),
     ("Kids, turn that music down!", "said to someone else"),
     ("I love this Stevie Wonder track, it was our first dance.", "liked as it is"),
+    ("The kitchen light's so bright, I actually quite like it.", "liked as it is"),
     ("Cheers for the timer, the banana bread came out perfect.", "thanks"),
     ("Leave the heating where it is.", "left alone"),
     ("Don't touch the bedroom light, she's asleep.", "left alone"),

@@ -121,9 +121,10 @@ def _low(request: str) -> str:
 
 
 def _pieces(low: str) -> list[str]:
-    """The line cut at its stops, commas and joins, each without its opening words."""
+    """The line cut at its stops, commas and joins, each without its opening words (not at "so":
+    "The kitchen light's so bright, I actually quite like it.")."""
     return [p for p in (_OPENING.sub("", piece).strip() for piece in
-                        re.split(r"[,;.!?]|\band\b|\bbut\b|\bso\b|\bwhen\b|\bbecause\b|\bcos\b", low)) if p]
+                        re.split(r"[,;.!?]|\band\b|\bbut\b|\bwhen\b|\bbecause\b|\bcos\b", low)) if p]
 
 
 def _asked(low: str) -> bool:

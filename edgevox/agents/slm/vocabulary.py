@@ -145,7 +145,7 @@ IDIOMS = re.compile(
     r"\s+(?:at\s+the\s+(?:front\s+|back\s+)?door)\b"
     r"|\bplay(?:ing)?\s+(?:dead|nice|fair|along|(?:a\s+|some\s+|another\s+)?games?"
     # the game's name goes with it ("Play a game of twenty questions with Noah", dev44: played as music)
-    r"(?:\s+of\s+[a-z0-9' -]+?(?=\s+with\b|\s*[.,!?;]|\s*$))?"
+    r"(?:\s+of\s+[a-z0-9' -]+?(?=\s+with\b|\s*[.,!?;]|\s*$))?(?:\s+with\s+[a-z]+)?"
     r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b"
     # "I can't hear myself think" (dev15) says it is too loud, not too quiet
     r"|\b(?:can't|cannot|can\s+not)\s+hear\s+myself\s+think\b")

@@ -60,6 +60,7 @@ from edgevox.agents.slm.amounts import (
 from edgevox.agents.slm.follow_up import GLUE, previous_call
 from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
 from edgevox.agents.slm.labels import name_param
+from edgevox.agents.slm.remarks import asks_nothing
 from edgevox.agents.slm.taken_back import without_taken_back
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -685,6 +686,8 @@ def named_length_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]]
 
 def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
     """(tool, arguments) the request wants (see the module docstring), or None."""
+    if asks_nothing(request):
+        return None  # "Kids, turn that music down!" (dev44): said to someone else
     if bought := list_call(request, registry):
         return bought
     if player := transport_plan(request, registry) or stop_it_call(request, registry, previous):
