@@ -83,6 +83,9 @@ def test_a_new_name_alone_retargets_the_call_that_held_one():
     for text in ("And in the kitchen?", "What about tomorrow?", "And Rome, is it raining there?", "And in Madrid?", "What about Friday?"):
         assert retarget_name(text, weather, {"location": "Madrid"}) is None, text
     assert retarget_name("And in Rome?", weather, {}) is None  # no name held before
+    # dev44 (session 31): "No, I said Tracy Chapman." after Taylor Swift made no call
+    music = ToolRegistry(Home().tools()).get("play_music")
+    assert retarget_name("No, I said Tracy Chapman.", music, {"query": "Taylor Swift"}) == {"query": "Tracy Chapman"}
 
 
 def test_a_new_number_alone_changes_the_one_number_the_call_set():

@@ -126,6 +126,10 @@ def test_a_question_whose_nearest_tool_changes_things_is_never_forced_and_any_ca
     be, agent, home = _gated([call("get_time")], embedder)
     r = agent.run("What time is it?")  # a question to the tool that tells it: answered
     assert r.calls[0].dispatched and r.calls[0].error is None
+    # dev44 (session 31): the timer within the lead of the clock, but only the clock's thing is said
+    be, agent, home = _gated([call("get_time")], embedder)
+    r = agent.run("What's the time now? I've completely lost track with this ironing.")
+    assert r.calls[0].dispatched and r.calls[0].error is None
 
 
 def test_a_tool_that_only_tells_is_trusted_nearer_the_no_tool_lines(embedder):
