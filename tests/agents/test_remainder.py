@@ -26,6 +26,17 @@ def test_a_request_is_cut_at_its_joins_into_parts_of_two_words_or_more():
     assert parts_of("Turn on the kitchen light.") == ["Turn on the kitchen light"]
 
 
+def test_a_part_that_ends_on_it_is_read_with_the_thing_the_part_before_named():
+    from edgevox.agents.slm.remainder import _it_named
+
+    # dev44 (session 31): "take coffee filters off it", read alone, was nearest the list's adding
+    assert _it_named("take coffee filters off it", ["Put the bin bags on the shopping list"]) == (
+        "take coffee filters off the shopping list")
+    assert _it_named("switch it off", ["turn on the kitchen light"]) == "switch it off"  # "it" is the thing itself
+    assert _it_named("keep an eye on it", ["what's the heating set to"]) == "keep an eye on it"
+    assert _it_named("take eggs off it", []) == "take eggs off it"  # nothing named before
+
+
 def test_a_request_told_as_a_story_is_cut_at_its_sentences_too():
     story = ('"Imagine you are a chemist. The first sample has 5 moles at 300 Kelvin. What would be the final '
              'temperature? \n\nLater, you obtain another sample of 4 moles. Can you calculate its mass?"')

@@ -118,6 +118,20 @@ def orders_nothing(ctx: TurnContext, piece: str) -> bool:
             or bool(_DO_THE_REST.match(piece)) or bool(unserved_devices(piece, list(ctx.registry))))
 
 
+#: a part that ends on a thing named before ("... and take coffee filters off it", dev44: the
+#: removal, read alone, was nearest the list's adding, already called), and the thing it names
+_OFF_IT = re.compile(r"\b(off|from|onto|to)\s+it\W*$", re.I)
+_THING_NAMED = re.compile(r"\b(?:the|my|our)\s+(?:[a-z]+\s+)?[a-z]+\b", re.I)
+
+
+def _it_named(part: str, before: list[str]) -> str:
+    """``part`` with a closing "off it" said of the thing the part before it names ("take coffee
+    filters off the shopping list"), for reading it alone; else ``part``."""
+    m = _OFF_IT.search(part)
+    things = _THING_NAMED.findall(before[-1]) if m and before else []
+    return part[:m.start()] + f"{m.group(1)} {things[-1]}" if things else part
+
+
 def comma_pieces(part: str) -> list[str]:
     """The pieces of ``part`` between its commas, of two words or more (none without a comma)."""
     pieces = [p.strip() for p in part.split(",")]
@@ -326,7 +340,7 @@ class Remainder(Hook):
             parts = [piece for part in parts for piece in [part, *comma_pieces(part)]]
         # each part as heard ("is it meant to be lashing later?", dev32: the weather's -0.05 ahead
         # of the no-tool lines, "rain" +0.52), as the gate reads the whole request
-        return ((part, index.relevance(heard_words(part, ctx.registry))) for part in parts)
+        return ((part, index.relevance(heard_words(_it_named(part, parts[:n]), ctx.registry))) for n, part in enumerate(parts))
 
     @staticmethod
     def note(found: tuple[tuple[str, ...], str]) -> str:
