@@ -189,6 +189,9 @@ def test_vocabulary_comes_from_the_registry():
     assert not is_question("Ooh, it's a bit nippy in here, love. Could you bump the heating up to 23 for me?")
     # dev44 (session 31): "can we" after a reason asks as "can you" does
     assert not is_question("It's freezing, can we go to 70 Fahrenheit?")
+    # dev46: a level offered after a comma, as a question
+    assert not is_question("The bathroom's too bright for a bath, maybe 20 percent?")
+    assert is_question("Is the bathroom light on, maybe?")
     assert not is_question("It's a bit chilly in here, could we have it at 22?")
     assert not is_question("I can play on the tablet for 20 minutes, so can you tell me when it's over?")
     assert is_question("It's cold. Could you tell me the temperature outside?")
@@ -459,6 +462,10 @@ def test_a_game_to_play_and_a_voicemail_are_no_music():
     # dev44 (session 31): the game's name and who plays it go with the game
     assert why_not("Play a game of twenty questions with Noah, he's bored.", TOOLS["play_music"],
                    {"query": "twenty questions with Noah"}, ALL) == "unrelated"
+    # dev46: "in a minute" says soon, not a length (a one-minute timer ran beside the light)
+    said = "Set the office light to 40 percent, I'm on a video call in a minute."
+    assert why_not(said, TOOLS["start_timer"], {"minutes": 1}, ALL) == "unrelated"
+    assert why_not("Set a timer for a minute.", TOOLS["start_timer"], {"minutes": 1}, ALL) is None
     assert why_not("Play my voicemail.", TOOLS["media_control"], {"action": "play"}, ALL) == "unrelated"
     assert why_not("Play some jazz.", TOOLS["play_music"], {"query": "jazz"}, ALL) is None
     assert why_not("Play the game soundtrack.", TOOLS["play_music"], {"query": "game soundtrack"}, ALL) is None

@@ -350,7 +350,9 @@ def test_a_state_praised_as_it_is_asks_for_nothing():
 
     # dev42 (session 30): each made its call again, the number read as an order
     for text in ("Thanks, that 20 minute timer was perfect.", "Thank you, 21 degrees is just right.",
-                 "ta, the volume at 30 is spot on", "That's better, thanks."):
+                 "ta, the volume at 30 is spot on", "That's better, thanks.",
+                 # dev46 (session 31): what it is good for, or on which
+                 "This lo-fi playlist is perfect for studying.", "Adele's voice is unreal on this one."):
         assert praises_as_is(text), text
     for text in ("The music is fine, turn off the kitchen light.", "The kitchen is too dark.", "Is the volume ok?",
                  "Set it to 21, that is perfect.", "The office light is fine but the hallway is too dark.", "22 is good."):
@@ -362,6 +364,10 @@ def test_a_request_that_ends_by_taking_itself_back_is_answered_in_words():
     # dev42 (session 30): "cancel that" after a no takes back; alone it may cancel a timer
     assert takes_itself_back("Kitchen lights to 30, no, cancel that, leave them.")
     assert not takes_itself_back("The 10 minute timer, cancel that.")
+    # dev46 (session 31): taken back, and why, by a name's doing or a thing already done
+    assert takes_itself_back("Turn the bedroom light... actually no, forget it, Sophie's reading.")
+    assert takes_itself_back("Set a timer for, um, hang on, no, the packet says it's ready already.")
+    assert not takes_itself_back("Set the kitchen light to 40, no, the bedroom light.")
 
     # dev18 (session 23): "Set a timer for... no, forget it." cancelled a timer named "no"
     assert takes_itself_back("Set a timer for... no, forget it.")

@@ -28,6 +28,13 @@ from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_s
     ("Don't touch the bedroom light, she's asleep.", "left alone"),
     ("What was the weather like in Barcelona last week while we were away?", "the weather that was"),
     ("What's the hottest temperature ever recorded?", "the weather that was"),
+    # dev46 (session 31), the same style again
+    ("Ben, get the garage light on your way out, would you?", "said to someone else"),
+    ("Priya, put the Beyonce album on when you've got a sec.", "said to someone else"),
+    ("I already turned the office light off before lunch, don't worry.", "done already"),
+    ("I'll stick some Coltrane on later once everyone's eaten.", "planned for later"),
+    ("Wait, don't bother with the shopping list, Gran's bringing everything.", "left alone"),
+    ("Hmm, I need a timer for the...", "trails off"),
 ])
 def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     assert asks_nothing(text) == why

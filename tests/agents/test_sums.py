@@ -19,6 +19,7 @@ from edgevox.tools import tool
 
 SUMS = [
     ("Add 17 and 25.", 42), ("What's the sum of 4 and 9?", 13),  # dev42 (session 30): "17 and 25" went on the list
+    ("Quick, add 240 and 175 for me.", 415),  # dev46 (session 31): "240" went on the list
     ("Nine squared.", 81),  # QWEN: 36
     ("Two hundred minus seventy?", 130),  # QWEN: 20
     ("What's eighteen times three?", 54),  # QWEN: 216

@@ -440,6 +440,10 @@ def test_the_players_command_after_a_remark_is_still_the_players():
     assert (found[0].name, found[1]) == ("media_control", {"action": "previous"})
     assert transport_plan("I hate this song, skip it", reg)[1] == {"action": "next"}
     assert transport_plan("the kitchen light is broken, skip it", reg) is None  # names a light
+    # dev46 (session 31): the action first, its reason after ("Lizzo bit again" was played)
+    assert transport_plan("Go back one, I wanna hear that Lizzo bit again.", reg)[1] == {"action": "previous"}
+    assert transport_plan("Next one, this is the remix.", reg)[1] == {"action": "next"}
+    assert transport_plan("Next one, the heating is too low", reg) is None  # the reason names the heating
     assert transport_plan("put the kettle on, skip this one", reg) is None  # orders something else
     assert transport_plan("hang on, no, nothing, sorry, carry on", reg) is None  # dev30: taken back
 

@@ -151,6 +151,9 @@ _POLITE_CLAUSE = re.compile(r"(?:,|[.!;]\s)\s*(?:(?:so|then|and|but)\s+)?(?:plea
                             r"(?!\s+(?:please\s+)?tell\b(?!\s+me\s+when\s+(?:it|that|time)(?:'s|\s+is)?\s+(?:up|over|done|finished)\b))[^,]*$")
 
 
+#: a level offered after a comma, as a question: "..., maybe 20 percent?"
+_SUGGESTED = re.compile(r",\s*(?:maybe|perhaps|say|like|about)\s+(?:at\s+|to\s+|around\s+)?(?:\d+|[a-z]+(?:-[a-z]+)?)"
+                        r"(?:\s*(?:percent|%|degrees|minutes|mins))?\s*\?\s*$")
 #: a question said inside a line that does not open as one, as transcripts without a question
 #: mark and hurried speech put it ("timer how much time remaining", "the heating it is at what
 #: number at the moment", dev26)
@@ -185,6 +188,8 @@ def is_question(text: str) -> bool:
     asked = text.rstrip().endswith("?")
     if words[-1] in _STATE_WORDS or _ASKED_INSIDE.search(text):
         return True
+    if words[0] not in _ASKS and _SUGGESTED.search(text):
+        return False  # "The bathroom's too bright for a bath, maybe 20 percent?" (dev46): a level offered
     if words[0] not in _ASKS and _POLITE_CLAUSE.search(text):
         return False  # a statement, then "can you ...?": a request ("Is it on, can you check?" and
         # "The hall light, can you check it?" ask)

@@ -475,8 +475,9 @@ _BEGUN = r"^(.*?\w.*?)(?:\.\.\.|…|[,.;!?-])\s*"
 _WITHDRAWN = re.compile(_BEGUN + r"(?:(?:no|nah|oh|actually|wait|hmm|um|uh|ah)\W+)*"
                         r"(?:forget\s+(?:it|that|about\s+it|i\s+said\s+anything)|never\s*mind|don't\s+bother|scratch\s+that"
                         r"|skip\s+it|not\s+now|leave\s+it|no\s+need)"
-                        # and why, after it ("Add 4 bananas to... no, never mind, we've got some.", dev40)
-                        r"(?:\W+(?:we|we've|we're|i|i've|i'm|it's|there's|that's|they're)\b[^.?!]*)?\W*$")
+                        # and why, after it ("Add 4 bananas to... no, never mind, we've got some.", dev40;
+                        # "..., forget it, Sophie's reading.", dev46)
+                        r"(?:\W+(?:we|we've|we're|i|i've|i'm|it's|there's|that's|they're|[a-z]+'s)\b[^.?!]*)?\W*$")
 #: "turn the volume up two... nah, it's fine as it is" (dev40): a thing said fine as it is, after a no
 _FINE_AS_IS = re.compile(_BEGUN + r"(?:(?:no|nah|actually|oh)\W+)+"
                          r"it's\s+(?:fine|ok|okay|alright)(?:\s+as\s+it\s+is)?\W*$")
@@ -484,6 +485,9 @@ _FINE_AS_IS = re.compile(_BEGUN + r"(?:(?:no|nah|actually|oh)\W+)+"
 #: "cancel that" after a no takes back what was begun (alone it may cancel a timer)
 _CANCELLED = re.compile(_BEGUN + r"(?:(?:no|nah|actually|wait|oh|sorry)\W+)+cancel\s+that"
                         r"(?:\W+leave\s+(?:it|them|that)(?:\s+as\s+(?:it\s+is|they\s+are))?)?\W*$")
+#: "Set a timer for, um, hang on, no, the packet says it's ready already." (dev46): no need, said why
+_NO_NEED_NOW = re.compile(_BEGUN + r"(?:(?:um|uh|hang\s+on|wait|actually|oh)\W+)*no\W+"
+                          r"(?:the|it|it's|its|that's|they're|we're|[a-z]+'s)\b[^,]*\b(?:already|ready|done|sorted|finished)\b[^.?!]*\W*$")
 _ONLY_TAKING_BACK = frozenset("no nah oh actually wait hmm um uh ah ok okay sorry so well".split())
 
 
@@ -491,7 +495,7 @@ def takes_itself_back(request: str) -> bool:
     """Does ``request`` end by taking back what it began to ask? Not a whole request that only
     takes back the turn before ("No, forget it.": ``follow_up.undo``'s)."""
     low = request.lower().strip()
-    m = _WITHDRAWN.match(low) or _FINE_AS_IS.match(low) or _CANCELLED.match(low)
+    m = _WITHDRAWN.match(low) or _FINE_AS_IS.match(low) or _CANCELLED.match(low) or _NO_NEED_NOW.match(low)
     return bool(m) and not set(WORD.findall(m.group(1))) <= _ONLY_TAKING_BACK
 
 
@@ -505,6 +509,8 @@ _PRAISED = re.compile(
     r"(?:right|perfect|spot\s+on|great|fine|lovely|ideal|nice|good|ok|okay|comfy|cosy|cozy|brilliant|grand|better"
     # praise of a song or a voice ("Adele's voice is unreal.", dev44: played)
     r"|unreal|amazing|incredible|beautiful|gorgeous|stunning|fantastic|awesome|superb|excellent)"
+    # what for, or on which ("This lo-fi playlist is perfect for studying.", "Adele's voice is unreal on this one.", dev46)
+    r"(?:\s+(?:for|on|in)\s+(?:[a-z'-]+\s+){0,2}[a-z'-]+)?"
     r"(?:\W+(?:now|thanks|thank\s+you|ta|cheers|mate|love))*\W*$")
 
 

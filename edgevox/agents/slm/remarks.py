@@ -37,14 +37,14 @@ ORDERS_PIECE = re.compile(rf"^\W*(?:please\s+)?(?:{'|'.join(sorted(IMPERATIVES))
 
 #: words that may open a piece before what it says ("Oh, and just turn ...")
 _OPENING = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually|just|now|but|instead"
-                      r"|yeah|well|no|nah)\W+)*")
+                      r"|yeah|well|no|nah|wait|hmm|hang\s+on)(?:\W+|$))*")
 #: a request to the assistant anywhere in a line ("..., can you ...", "please")
 _ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:you|we|ya)\b|\bplease\b|\bany\s+chance\b|\bhow\s+about\b"
                     r"|\bi'd\s+(?:like|love)\b|\bi\s+(?:want|need)\b|\blet's\b|\bmind\s+(?:putting|turning|switching|setting|adding)\b")
 #: a piece that tells, by its subject ("the baby's asleep", "it was our first dance"), or only thanks
 _STATEMENT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|we'd|he|he's|she|she's|they|they're|it|it's|its|that|that's"
                         r"|this|there|there's|the|my|our|his|her|their|you|you're|[a-z]+'s|forget"
-                        r"|thanks|thank\s+you|cheers|ta|mate)\b")
+                        r"|thanks|thank\s+you|cheers|ta|mate|don't\s+worry|no\s+worries|no\s+rush|no\s+bother)\b")
 #: a thing and its new state ("the bedroom light off"), and the verbs that make it a statement
 _STATE_ORDER = re.compile(r"^(?:[a-z']+\s+){1,4}(?:on|off|out|up|down)\W*$")
 _VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been)\b|'(?:s|re|ve)\b|ed\b")
@@ -73,7 +73,7 @@ _BEFORE_NOW = re.compile(r"\b(?:already|just|earlier|ago|yesterday|before|last\s
 #: a plan: who will do it, then the verb
 _PLAN = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to"
                    r"|'m\s+going\s+to|\s+am\s+going\s+to|'s\s+gonna|'m\s+gonna|'re\s+gonna|\s+gonna)\s+(?:probably\s+|just\s+)?"
-                   r"(?:put|turn|switch|set|start|play|add|sort|do|deal|fix|change|cancel|stop|get|make|dim|grab|bring|take|buy)\b")
+                   rf"(?:{'|'.join(sorted(IMPERATIVES | {'sort', 'do', 'deal', 'fix', 'change', 'grab', 'buy', 'throw'}))})\b")
 #: when a plan will be done
 _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bit|minute|while|sec)"
                     r"|this\s+(?:evening|afternoon|weekend)|at\s+the\s+weekend|before\s+(?:bed|dinner|lunch|tea|we))\b")
@@ -83,8 +83,9 @@ _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bi
 #: music down ...?", dev28)
 _GROUPS = "kids guys boys girls children everyone everybody".split()
 _CALLED = re.compile(r"^\W*(?:hey\s+|oi\s+|right\s+)?(?P<who>you\s+lot|[a-z]+)\s*,\s*(?P<rest>.+)")
-#: what is asked of a person called by name: "can you ..., on your way?"
-_OF_A_PERSON = re.compile(r"^(?:can|could|would|will)\s+you\b.*\b(?:your|yourself)\b")
+#: what is asked of a person called by name is their own doing: "can you ..., on your way?", "put
+#: the Beyonce album on when you've got a sec" (dev46)
+_OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you)\b")
 #: words that open a line with a comma and call nobody (fillers, the assistant's usual names, the home's things)
 _NOT_A_PERSON = frozenset("""
 hey ok okay right yes yeah yep no nope nah please so well alright sorry thanks thank cheers ta um uh er oh ah actually
@@ -191,7 +192,7 @@ def said_to_someone_else(request: str) -> bool:
     rest = _OPENING.sub("", m["rest"])
     if m["who"] in _GROUPS or m["who"].startswith("you"):
         return bool(ORDERS_PIECE.match(rest) or _asked(rest))
-    return _capitalised(request, m["who"]) and bool(_OF_A_PERSON.match(rest))
+    return _capitalised(request, m["who"]) and bool(ORDERS_PIECE.match(rest) or _asked(rest)) and bool(_OF_A_PERSON.search(rest))
 
 
 def _thanked(low: str, pieces: list[str]) -> bool:
@@ -205,7 +206,11 @@ def _liked(low: str, pieces: list[str]) -> bool:
 
 
 def _left_alone(low: str, pieces: list[str]) -> bool:
-    return bool(pieces) and bool(_LEFT_ALONE.match(pieces[0])) and _no_other_order(pieces, pieces[0]) and not _asked(low)
+    return any(_LEFT_ALONE.match(p) and _no_other_order(pieces, p) for p in pieces) and not _asked(low)
+
+
+#: a line that trails off before its thing ("Hmm, I need a timer for the...", dev46): nothing to do yet
+_TRAILS_OFF = re.compile(r"\b(?:the|a|an|for|to|of|my|some|on|in|at|with)\s*(?:\.\.\.|…)\s*$")
 
 
 def asks_of_the_past(request: str) -> bool:
@@ -227,4 +232,6 @@ def asks_nothing(request: str) -> str | None:
                       ("thanks", _thanked(low, pieces)), ("left alone", _left_alone(low, pieces))):
         if found:
             return why
+    if _TRAILS_OFF.search(low):
+        return "trails off"
     return "the weather that was" if asks_of_the_past(request) else None

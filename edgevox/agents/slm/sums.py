@@ -162,8 +162,8 @@ def _words(text: str) -> list[str]:
         if joined == opener or joined.startswith(opener + " "):
             words = words[len(opener.split()):]
             break
-    while words and words[-1] in _CLOSERS | _FILLERS:
-        words = words[:-1]
+    while words and (words[-1] in _CLOSERS | _FILLERS or words[-2:] in (["for", "me"], ["for", "us"])):
+        words = words[:-2] if words[-1] in ("me", "us") else words[:-1]  # "Quick, add 240 and 175 for me." (dev46)
     return words
 
 

@@ -148,7 +148,10 @@ IDIOMS = re.compile(
     r"(?:\s+of\s+[a-z0-9' -]+?(?=\s+with\b|\s*[.,!?;]|\s*$))?(?:\s+with\s+[a-z]+)?"
     r"|hard\s+to\s+get|the\s+fool|it\s+(?:cool|safe|by\s+ear))\b"
     # "I can't hear myself think" (dev15) says it is too loud, not too quiet
-    r"|\b(?:can't|cannot|can\s+not)\s+hear\s+myself\s+think\b")
+    r"|\b(?:can't|cannot|can\s+not)\s+hear\s+myself\s+think\b"
+    # soon, not a length: "I'm on a video call in a minute" (dev46: a one-minute timer beside the light)
+    r"|\b(?:on|in)\s+a\s+(?:video\s+)?call\s+in\s+a\s+(?:minute|sec|second|moment|mo|bit)\b"
+    r"|\b(?:i'm|i\s+am|we're|we\s+are|i'll\s+be|we'll\s+be)\s+(?:[a-z]+\s+){0,3}?in\s+a\s+(?:minute|sec|second|moment|mo)\b")
 
 
 def one_edit_apart(a: str, b: str) -> bool:

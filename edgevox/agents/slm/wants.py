@@ -439,13 +439,18 @@ def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | 
     """"Skip this one." / "Unpause it." (the model: no call, or ``pause``) -> the player's
     action, when the request says nothing else, or says it in its last piece after a remark
     that orders nothing and names no tool's thing ("ooh that last one was lovely, go back to
-    it", dev30)."""
+    it", dev30), or in its first piece before such a reason ("Next one, this is the remix.")."""
     found = _transport_said(request, registry)
     head, _, last = request.rpartition(",")
     if found is None and head.strip() and not _OTHER_VERBS & _verbs(head.lower()) and not _NEVER_MIND & set(WORD.findall(head.lower())) and not (
             {stem(w) for w in WORD.findall(head.lower())} - {stem(w) for w in _PLAYED}
             & set().union(*(target_words(t) for t in registry))):  # "I hate this song, skip it" names the player's
         found = _transport_said(last, registry)
+    first, _, reason = request.partition(",")
+    if found is None and reason.strip() and not _OTHER_VERBS & _verbs(reason.lower()) and not (
+            {stem(w) for w in WORD.findall(reason.lower())} - {stem(w) for w in _PLAYED}
+            & set().union(*(target_words(t) for t in registry))):
+        found = _transport_said(first, registry)  # the reason after it: "Go back one, I wanna hear that Lizzo bit again." (dev46)
     return found
 
 
