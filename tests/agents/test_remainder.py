@@ -93,6 +93,10 @@ def test_parts_already_called_devices_no_tool_serves_and_one_item_lists_get_no_e
     be, agent, home = _home([call("add_to_shopping_list", item="salt and pepper")], embedder)
     r = agent.run("Put salt and pepper on the shopping list.")  # one item: both parts are the list's
     assert len(be.requests) == 1 and home.shopping == ["salt and pepper"]
+    # dev46 (session 31): a device a part times is no device to switch: the timer is undone
+    be, agent, home = _home([call("media_control", action="pause"), call("start_timer", minutes=5, label="kettle")], embedder)
+    r = agent.run("Pause the music and set a five minute timer for the kettle.")
+    assert [c.name for c in r.calls] == ["media_control", "start_timer"] and len(be.requests) == 2
 
 
 def test_the_rest_of_a_request_never_goes_to_the_tool_that_undoes_the_call_just_made(embedder):

@@ -37,7 +37,7 @@ from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import JOIN, spoken_numbers
 from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices, withdrawn
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of, without_asides
-from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate
+from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate, ordered_tools
 from edgevox.agents.slm.vocabulary import (
     UNDO_WORDS,
     WORD,
@@ -132,6 +132,12 @@ def _it_named(part: str, before: list[str]) -> str:
     return part[:m.start()] + f"{m.group(1)} {things[-1]}" if things else part
 
 
+def _unserved(part: str, registry: Any, names: tuple[str, ...]) -> bool:
+    """Does ``part`` name a device no tool serves, other than one a tool it orders by name works
+    for ("set a five minute timer for the kettle", dev46: the kettle is timed, not switched)?"""
+    return bool(unserved_devices(part, list(registry))) and not set(names) & ordered_tools(part, registry)
+
+
 def comma_pieces(part: str) -> list[str]:
     """The pieces of ``part`` between its commas, of two words or more (none without a comma)."""
     pieces = [p.strip() for p in part.split(",")]
@@ -170,7 +176,7 @@ class Remainder(Hook):
         one tool, or two unused ones too near each other to tell apart by meaning; else (home
         only) a part that asks for another call of a tool a call of ``done`` used, with
         values of its own (``_another``)."""
-        tools, joined = list(ctx.registry), set(parts_of(ctx.text))
+        joined = set(parts_of(ctx.text))
         seen: dict[str, Any] = {}  # each part's relevance, for ``_another`` (embedded once)
         for part, rel in self._parts_by_meaning(ctx, commas=not self.readers_only) or ():  # (home only: as measured)
             seen[part] = rel
@@ -187,7 +193,7 @@ class Remainder(Hook):
             if self.readers_only:
                 names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
             names = tuple(n for n in names if not self._undoes(ctx, n, called, part))
-            if not names or len(part.split()) > MAX_PART_WORDS or unserved_devices(part, tools) or (
+            if not names or len(part.split()) > MAX_PART_WORDS or _unserved(part, ctx.registry, names) or (
                     asks(ctx.text, part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
             return names, part
