@@ -64,6 +64,16 @@ def test_a_name_opening_a_line_is_a_person_only_when_asked_of_their_own_doing():
     assert not said_to_someone_else("priya, can you grab the light on your way")  # no capital: no name known
 
 
+def test_never_mind_and_why_asks_for_nothing_but_never_mind_and_an_order_does():
+    from edgevox.agents.slm.remarks import minds_nothing
+
+    # dev46 (session 31): a timer cancelled and the weather read for it
+    assert minds_nothing("Oh, forget it, the rice cooker beeps on its own.")
+    assert minds_nothing("Never mind, Marco's sorted it.")
+    assert not minds_nothing("Never mind, cancel it.") and not minds_nothing("Forget it, turn the light off.")
+    assert not minds_nothing("Never mind.")  # alone it may take the turn before back (follow_up's)
+
+
 def test_the_weather_that_was_is_past_only_when_nothing_asks_for_now():
     assert asks_of_the_past("What's the weather been like this week?")
     assert not asks_of_the_past("It rained last week, what's the forecast for tomorrow?")

@@ -39,7 +39,7 @@ from edgevox.agents.slm.grounding import (
     reason_for,
 )
 from edgevox.agents.slm.parts import parts_of
-from edgevox.agents.slm.remarks import asks_nothing
+from edgevox.agents.slm.remarks import asks_nothing, minds_nothing
 from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,
     UNITS,
@@ -345,6 +345,8 @@ class RelevanceGate(Hook):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="a state praised")
         if why := asks_nothing(ctx.text):  # "I already switched the office light off." (dev44)
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason=why)
+        if minds_nothing(ctx.text) and not _after_action(ctx):
+            return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="never mind, and why")
         rel = self._relevance(ctx)
         if rel is None:
             return self._read_after_action(ctx, request)

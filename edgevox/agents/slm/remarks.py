@@ -213,6 +213,20 @@ def _left_alone(low: str, pieces: list[str]) -> bool:
 _TRAILS_OFF = re.compile(r"\b(?:the|a|an|for|to|of|my|some|on|in|at|with)\s*(?:\.\.\.|…)\s*$")
 
 
+#: "never mind" and the like, opening a line
+_NEVER_MIND = re.compile(r"^(?:forget\s+(?:it|that|about\s+it)|never\s*mind|nevermind|leave\s+it|skip\s+it)(?:\s+then)?$")
+
+
+def minds_nothing(request: str) -> bool:
+    """Does the line open with "never mind" and then only say why ("Oh, forget it, the rice
+    cooker beeps on its own.", dev46: a timer cancelled, the weather read)? Not right after an
+    action, where it may take the action back (the caller's to know)."""
+    low = _low(request)
+    pieces = _pieces(low)
+    return (len(pieces) >= 2 and bool(_NEVER_MIND.match(pieces[0])) and _no_other_order(pieces, pieces[0])
+            and not _asked(low))
+
+
 def asks_of_the_past(request: str) -> bool:
     """Does the line ask about the weather that was ("What was the weather like in Barcelona
     last week?")? No tool tells it."""
