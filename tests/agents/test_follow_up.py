@@ -86,6 +86,7 @@ def test_a_new_name_alone_retargets_the_call_that_held_one():
     # dev44 (session 31): "No, I said Tracy Chapman." after Taylor Swift made no call
     music = ToolRegistry(Home().tools()).get("play_music")
     assert retarget_name("No, I said Tracy Chapman.", music, {"query": "Taylor Swift"}) == {"query": "Tracy Chapman"}
+    assert retarget_name("No, I said The Kills, the other band.", music, {"query": "The Killers"}) == {"query": "The Kills"}
 
 
 def test_a_new_number_alone_changes_the_one_number_the_call_set():
