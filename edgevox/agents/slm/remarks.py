@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from edgevox.agents.slm.vocabulary import FELT, IMPERATIVES, WORD
+from edgevox.agents.slm.vocabulary import FELT, HOME_PLACES, IMPERATIVES, WORD
 
 #: a piece of a line that orders or asks for something
 ORDERS_PIECE = re.compile(rf"^\W*(?:please\s+)?(?:{'|'.join(sorted(IMPERATIVES))}|"
@@ -86,13 +86,13 @@ _CALLED = re.compile(r"^\W*(?:hey\s+|oi\s+|right\s+)?(?P<who>you\s+lot|[a-z]+)\s
 #: what is asked of a person called by name is their own doing: "can you ..., on your way?", "put
 #: the Beyonce album on when you've got a sec" (dev46)
 _OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you)\b")
-#: words that open a line with a comma and call nobody (fillers, the assistant's usual names, the home's things)
-_NOT_A_PERSON = frozenset("""
+#: words that open a line with a comma and call nobody (fillers, the assistant's usual names, the home's
+#: places and things)
+_NOT_A_PERSON = HOME_PLACES | frozenset("""
 hey ok okay right yes yeah yep no nope nah please so well alright sorry thanks thank cheers ta um uh er oh ah actually
 listen look wait hmm great cool lovely perfect and also then now next first last again hi hello morning evening night
 assistant computer jarvis alexa google siri nabu vox edgevox mycroft cortana bixby friday
-kitchen bedroom bathroom hallway hall office garage lights light lamp music timer volume heating thermostat weather
-list shopping living dining
+lights light lamp music timer volume heating thermostat weather list shopping
 """.split())
 
 #: thanks, for something or not
