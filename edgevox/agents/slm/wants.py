@@ -442,16 +442,20 @@ def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | 
     it", dev30), or in its first piece before such a reason ("Next one, this is the remix.")."""
     found = _transport_said(request, registry)
     head, _, last = request.rpartition(",")
-    if found is None and head.strip() and not _OTHER_VERBS & _verbs(head.lower()) and not _NEVER_MIND & set(WORD.findall(head.lower())) and not (
-            {stem(w) for w in WORD.findall(head.lower())} - {stem(w) for w in _PLAYED}
-            & set().union(*(target_words(t) for t in registry))):  # "I hate this song, skip it" names the player's
-        found = _transport_said(last, registry)
+    if found is None and _only_a_remark(head, registry) and not _NEVER_MIND & set(WORD.findall(head.lower())):
+        found = _transport_said(last, registry)  # "I hate this song, skip it" names the player's
     first, _, reason = request.partition(",")
-    if found is None and reason.strip() and not _OTHER_VERBS & _verbs(reason.lower()) and not (
-            {stem(w) for w in WORD.findall(reason.lower())} - {stem(w) for w in _PLAYED}
-            & set().union(*(target_words(t) for t in registry))):
+    if found is None and _only_a_remark(reason, registry):
         found = _transport_said(first, registry)  # the reason after it: "Go back one, I wanna hear that Lizzo bit again." (dev46)
     return found
+
+
+def _only_a_remark(text: str, registry: Any) -> bool:
+    """Is ``text`` something said beside a player's action: words, no other verb of an order and
+    no thing of a tool but what a player plays?"""
+    low = text.lower()
+    return bool(text.strip()) and not _OTHER_VERBS & _verbs(low) and not (
+        {stem(w) for w in WORD.findall(low)} - {stem(w) for w in _PLAYED} & set().union(*(target_words(t) for t in registry)))
 
 
 def _transport_said(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
