@@ -70,7 +70,7 @@ from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.parts import every_sentence
 from edgevox.agents.slm.planned import GROUNDING, PLANNED
-from edgevox.agents.slm.remarks import ORDERS_PIECE, asks_nothing, asks_of_the_past
+from edgevox.agents.slm.remarks import ORDERS_PIECE, asks_nothing, asks_of_the_past, complains
 from edgevox.agents.slm.vocabulary import (
     CHANGERS,
     CLIMATE_DEVICES,
@@ -270,8 +270,7 @@ def tells_not_asks(request: str) -> bool:
     piece that orders or asks and no complaint? A call of a tool that changes things is nobody's
     wish there."""
     low = request.lower().replace("’", "'")
-    if not _TELLS.match(low) or is_question(request) or {"too", *FELT} & set(WORD.findall(low)) \
-            or said_numbers(request):
+    if not _TELLS.match(low) or is_question(request) or complains(low) or said_numbers(request):
         return False  # a complaint wants something ("the bedroom is too dark"); a number sets one
         # ("The bread needs 15 minutes, I'll want a timer for that.", dev30)
     return not any(ORDERS_PIECE.match(p) for p in re.split(r"[,;.!?]|\band\b|\bbut\b|\bso\b", low) if p.strip())

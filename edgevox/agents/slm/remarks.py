@@ -148,6 +148,26 @@ def _capitalised(request: str, word: str) -> bool:
     return bool(re.search(rf"\b{re.escape(word[:1].upper() + word[1:])}\b", request))
 
 
+def _a_name(request: str, word: str) -> bool:
+    """Is ``word`` a person's name: written with a capital, and no filler, assistant or thing of the home?"""
+    return word not in _NOT_A_PERSON and _capitalised(request, word)
+
+
+def complains(low: str) -> bool:
+    """Does the line say how a room feels, or "too" ("the bedroom is too dark")? A complaint wants something."""
+    return bool({"too", *FELT} & set(WORD.findall(low)))
+
+
+def _a_piece_alone(rx: re.Pattern[str], low: str, pieces: list[str]) -> bool:
+    """Does a piece match ``rx`` with every other piece a statement, and nothing asked?"""
+    return any(rx.match(p) and _no_other_order(pieces, p) for p in pieces) and not _asked(low)
+
+
+def _opens_alone(rx: re.Pattern[str], low: str, pieces: list[str]) -> bool:
+    """Does the line open on a piece matching ``rx``, then say only statements, asking nothing?"""
+    return len(pieces) >= 2 and bool(rx.match(pieces[0])) and _no_other_order(pieces, pieces[0]) and not _asked(low)
+
+
 def _done(request: str, low: str, pieces: list[str]) -> bool:
     """A piece tells what was done already ("I already switched the office light off.")."""
     for piece in pieces:
@@ -156,12 +176,11 @@ def _done(request: str, low: str, pieces: list[str]) -> bool:
             continue
         person = re.fullmatch(_PEOPLE, m["who"]) is not None
         thing = " " in m["who"]
-        if not person and not thing and (m["who"] in _NOT_A_PERSON or not _capitalised(request, m["who"])):
+        if not person and not thing and not _a_name(request, m["who"]):
             continue  # "Heating set to 20." orders; a thing said as the subject is no report
         if (m["verb"] in _PAST_AS_PRESENT.split() or not person) and not _BEFORE_NOW.search(low):
             continue  # "I put ..." and "Sam's switched ..." need their "yesterday", "just"
-        if (_no_other_order(pieces, piece) and not _asked(low) and not _GONE.search(low)
-                and not {"too", *FELT} & set(WORD.findall(low))):
+        if _no_other_order(pieces, piece) and not _asked(low) and not _GONE.search(low) and not complains(low):
             return True
     return False
 
@@ -172,7 +191,7 @@ def _planned(request: str, low: str, pieces: list[str]) -> bool:
         m = _PLAN.match(piece)
         if not m or not _LATER.search(low):
             continue
-        if re.fullmatch(_PEOPLE, m["who"]) is None and (m["who"] in _NOT_A_PERSON or not _capitalised(request, m["who"])):
+        if re.fullmatch(_PEOPLE, m["who"]) is None and not _a_name(request, m["who"]):
             continue
         if _no_other_order(pieces, piece) and not _asked(low):
             return True
@@ -197,16 +216,7 @@ def said_to_someone_else(request: str) -> bool:
 
 def _thanked(low: str, pieces: list[str]) -> bool:
     """Thanks, then only statements ("Cheers for the timer, the banana bread came out perfect.")."""
-    return (len(pieces) >= 2 and bool(_THANKS.match(pieces[0])) and _no_other_order(pieces, pieces[0]) and not _asked(low)
-            and not {"too", *FELT} & set(WORD.findall(low)))
-
-
-def _liked(low: str, pieces: list[str]) -> bool:
-    return any(_LIKED.match(p) and _no_other_order(pieces, p) for p in pieces) and not _asked(low)
-
-
-def _left_alone(low: str, pieces: list[str]) -> bool:
-    return any(_LEFT_ALONE.match(p) and _no_other_order(pieces, p) for p in pieces) and not _asked(low)
+    return _opens_alone(_THANKS, low, pieces) and not complains(low)
 
 
 #: a line that trails off before its thing ("Hmm, I need a timer for the...", dev46): nothing to do yet
@@ -222,9 +232,7 @@ def minds_nothing(request: str) -> bool:
     cooker beeps on its own.", dev46: a timer cancelled, the weather read)? Not right after an
     action, where it may take the action back (the caller's to know)."""
     low = _low(request)
-    pieces = _pieces(low)
-    return (len(pieces) >= 2 and bool(_NEVER_MIND.match(pieces[0])) and _no_other_order(pieces, pieces[0])
-            and not _asked(low))
+    return _opens_alone(_NEVER_MIND, low, _pieces(low))
 
 
 def asks_of_the_past(request: str) -> bool:
@@ -241,10 +249,11 @@ def asks_nothing(request: str) -> str | None:
     pieces = _pieces(low)
     if said_to_someone_else(request):
         return "said to someone else"
-    for why, found in (("done already", _done(request, low, pieces)), ("planned for later", _planned(request, low, pieces)),
-                       ("liked as it is", _liked(low, pieces)),
-                      ("thanks", _thanked(low, pieces)), ("left alone", _left_alone(low, pieces))):
-        if found:
+    checks = (("done already", lambda: _done(request, low, pieces)), ("planned for later", lambda: _planned(request, low, pieces)),
+              ("liked as it is", lambda: _a_piece_alone(_LIKED, low, pieces)), ("thanks", lambda: _thanked(low, pieces)),
+              ("left alone", lambda: _a_piece_alone(_LEFT_ALONE, low, pieces)))
+    for why, found in checks:  # in turn, stopping at the first that holds
+        if found():
             return why
     if _TRAILS_OFF.search(low):
         return "trails off"
