@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from edgevox.agents.slm.taken_back import BREAK
 from edgevox.agents.slm.vocabulary import FELT, HOME_PLACES, IMPERATIVES, WORD
 
 #: a piece of a line that orders or asks for something
@@ -47,7 +48,7 @@ _STATEMENT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|we'd|he|he's|she|she
                         r"|thanks|thank\s+you|cheers|ta|mate|don't\s+worry|no\s+worries|no\s+rush|no\s+bother)\b")
 #: a thing and its new state ("the bedroom light off"), and the verbs that make it a statement
 _STATE_ORDER = re.compile(r"^(?:[a-z']+\s+){1,4}(?:on|off|out|up|down)\W*$")
-_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been)\b|'(?:s|re|ve)\b|ed\b")
+_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been)\b|'(?:s|re|ve|m)\b|ed\b")
 #: food gone, wanted on the list again ("we just ran out of toilet paper", "the last of the ketchup")
 _GONE = re.compile(r"\b(?:ran|run|running)\s+out\b|\bout\s+of\b|\bthe\s+last\s+of\b|\bagain\b")
 
@@ -227,6 +228,55 @@ _TRAILS_OFF = re.compile(r"\b(?:the|a|an|for|to|of|my|some|on|in|at|with)\s*(?:\
 _NEVER_MIND = re.compile(r"^(?:forget\s+(?:it|that|about\s+it)|never\s*mind|nevermind|leave\s+it|skip\s+it)(?:\s+then)?$")
 
 
+#: words that take back what was said ("no", "hang on", "never mind"), and the same after a break in
+#: speech with something said before it ("Kitchen light off -- wait, no, I'm still washing up.",
+#: dev47); an "oh" or "hmm" may come first
+_BACK = (r"(?:no|nah|nope|wait|hang\s+on|hold\s+on|actually|on\s+second\s+thought|scratch\s+that|scrap\s+that|forget\s+it"
+         r"|never\s*mind|doesn't\s+matter)\b")
+_BACK_ALONE = re.compile(rf"^{_BACK}")
+_TAKEN_BACK = re.compile(rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*{_BACK}")
+#: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
+_KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is))?$"
+                   r"|^(?:scratch|scrap|forget)\s+(?:that|it|all\s+of\s+it|the\s+lot)$|^never\s*mind$|^(?:it\s+)?doesn't\s+matter$"
+                   r"|^(?:it's|that's)\s+(?:fine|ok|okay|alright|all\s+right)(?:\s+as\s+it\s+is)?$|^no\s+need$")
+#: an undo of the turn before ("cancel that", "stop"), not something this line said
+_UNDONE = re.compile(r"^(?:stop|cancel|undo|reverse)(?:\s+(?:that|it|this))?$")
+#: a wish or a correction after a take-back: what follows is asked ("actually, I fancy some Beatles")
+_WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s+the\s+mood|feel\s+like|make\s+it|make\s+that"
+                     r"|go\s+with|do\s+with|could\s+use|instead\s+of"
+                     r"|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|sixty"
+                     r"|seventy|eighty|ninety|hundred|half|quarter|dozen)\b|\d")
+
+
+def takes_it_back(request: str) -> bool:
+    """Does the line break off, take back what it said ("-- no", "... actually", "-- hang on") and
+    then only keep things as they are or say why ("Take the crisps off the list -- actually, no,
+    keep them, the kids will want some.", dev47)? A thing, an order, a wish, a number or a
+    question after the take-back is a correction, and the line asks for that."""
+    low = _low(request)
+    backs = list(_TAKEN_BACK.finditer(low))
+    back = backs[-1] if backs else None  # the last take-back: the speaker's final word
+    if back is None or not [p for p in _pieces(low[:back.start()]) if not _KEPT.match(p) and not _BACK_ALONE.match(p)
+                            and not _UNDONE.match(p)]:
+        return False  # "No, forget it.", "No, cancel that, forget it." take back the turn before: the caller's to read
+    rest = low[back.start():].lstrip(",.?!;-\u2014\u2013\u2026 ")
+    pieces = [p for p in _pieces(rest) if not _KEPT.match(p)]
+    if not _pieces(rest) or _asked(rest) or _WISHED.search(rest) or complains(rest):
+        return False
+    return all((_STATEMENT.match(p) or _a_name(request, p.split()[0])) and not ORDERS_PIECE.match(p) and not _switched(p)
+               and not _a_thing_alone(p) for p in pieces)
+
+
+#: a thing named with no verb ("just the living room"): after a take-back, the thing meant instead
+_DETERMINED = re.compile(r"^(?:the|my|our|his|her|their|this|that|these|those)\b")
+_ANY_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been|will|would|can|could|do|does|did|won't|can't)\b"
+                       r"|'(?:s|re|ve|ll|m|d)\b|\w{3}ed\b")
+
+
+def _a_thing_alone(piece: str) -> bool:
+    return bool(_DETERMINED.match(piece)) and not _ANY_VERB.search(piece)
+
+
 def minds_nothing(request: str) -> bool:
     """Does the line open with "never mind" and then only say why ("Oh, forget it, the rice
     cooker beeps on its own.", dev46: a timer cancelled, the weather read)? Not right after an
@@ -255,6 +305,8 @@ def asks_nothing(request: str) -> str | None:
     for why, found in checks:  # in turn, stopping at the first that holds
         if found():
             return why
+    if takes_it_back(request):
+        return "taken back"
     if _TRAILS_OFF.search(low):
         return "trails off"
     return "the weather that was" if asks_of_the_past(request) else None

@@ -64,6 +64,10 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)^(\W*(?:no|oh|um|uh|er|sorry)\W+)weight\b"), r"\1wait"),
     # "knew york" (dev38): the places called new, never known
     (re.compile(r"(?i)\bknew\s+(?=(?:york|jersey|zealand|orleans|delhi|hampshire|mexico|england|haven)\b)"), "new "),
+    # a hesitation between commas right after a word that cannot end a phrase ("in the, um,
+    # bedroom", "And, um, Cambridge?", dev47): the commas go with it, or the line reads as two
+    (re.compile(r"(?i)\b(the|a|an|and|or|to|in|on|for|of|at|my|our|some|with|from|into|by)\s*,\s*"
+                r"(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\s*,\s*"), r"\1 "),
     # a hesitation the recogniser wrote as a word ("add bananas and uh milk" put "uh milk" on
     # the list): it says nothing, wherever it stands
     (re.compile(r"(?i)(?:(?<=\s)|^)(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\b[,.]?(?:\s+|$)"), ""),

@@ -21,9 +21,12 @@ from typing import Any
 
 from edgevox.agents.slm.vocabulary import enum_of, properties
 
-#: the words that take back what was just said, between commas or (for "I mean", "or rather",
-#: "no wait") without them
-_MARK = (r"(?:,\s*(?:no|nah|sorry|wait|actually|oops|hang\s+on)(?:\s*,?\s*(?:no|sorry|wait|actually|i\s+mean|hang\s+on))*\s*,?"
+#: where speech breaks off, as a recogniser writes it: a comma, a dash, an ellipsis ("Office light
+#: off -- no, the garage", dev47)
+BREAK = r"(?:,|\s*(?:-{2,}|\s-|[\u2014\u2013]|\.\.\.|\u2026))"
+#: the words that take back what was just said, after a break or (for "I mean", "or rather",
+#: "no wait") without one; an "oh" may come first ("-- oh, no, ...")
+_MARK = (rf"(?:{BREAK}\s*(?:oh\s*,?\s*)?(?:no|nah|sorry|wait|actually|oops|hang\s+on)(?:\s*,?\s*(?:no|sorry|wait|actually|i\s+mean|hang\s+on))*\s*,?"
          r"|,?\s*(?:i\s+mean|or\s+rather|no\s+wait|no\s+sorry|make\s+that)\s*,?)\s+")
 _MARK_SAID = re.compile(_MARK)
 _OPENS_WITH_MARK = re.compile(r"^\s*(?:(?:no|nah|sorry|wait|actually|oops|hang\s+on|i\s+mean|or\s+rather|make\s+that)\b\W*)+")
@@ -42,7 +45,11 @@ def meant_instead(request: str, value: str) -> str | None:
     if m is None:
         return None
     meant = _said_after(low[m.end():])
-    return meant if meant and meant != value.lower() else None
+    if not meant or meant == value.lower():
+        return None
+    at = low.find(meant, m.end())
+    # as the request writes it ("Newcastle", not "newcastle"), where lower-casing kept the length
+    return request[at:at + len(meant)] if at >= 0 and len(low) == len(request) else meant
 
 
 def _said_after(rest: str) -> str | None:
