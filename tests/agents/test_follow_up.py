@@ -255,6 +255,14 @@ def test_dev19_a_thing_made_and_corrected_is_undone_then_made_again():
     agent.run("Add milk to the list.")
     agent.run("And bread.")  # another thing like it: nothing undone
     assert home.shopping == ["milk", "bread"]
+    # dev47 (session 32): ", not fifty" closes the correction; the core read was only "Wait, fifteen"
+    be = ScriptedBackend([call("start_timer", minutes=50), call("cancel_timer"), call("start_timer", minutes=3)],
+                         preset="qwen2.5-coder-0.5b")
+    agent, home = home_agent(be, hooks=[FollowUp()])
+    agent.run("Set a timer for fifty minutes.")
+    r = agent.run("Wait, fifteen, not fifty.")
+    assert [(c.name, c.ok) for c in r.calls] == [("cancel_timer", True), ("start_timer", True)], r.calls
+    assert [t["seconds"] for t in home.timers] == [900]
 
 
 def test_a_new_length_alone_changes_a_timer_and_going_on_resumes_a_pause():

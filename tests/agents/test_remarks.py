@@ -57,6 +57,65 @@ def test_a_line_that_asks_is_no_remark(text):
     assert asks_nothing(text) is None
 
 
+@pytest.mark.parametrize("text", [
+    # dev47 (session 32): each made a call with Qwen2.5-Coder-0.5B
+    "Take the crisps off the list -- actually, no, keep them, the kids will want some.",
+    "Kitchen light off -- wait, no, I'm still washing up.",
+    "Skip this song -- no, wait, don't, this is the good bit.",
+    "Louder -- no, no, it's fine as it is, leave it.",
+    "Turn the volume down -- oh, never mind, the adverts have finished.",
+    "Pause the -- oh, no, it's fine, I can hear it from the hall.",
+    "What's the weather in -- oh, doesn't matter, I'm not going out anyway.",
+    "Add rice to the -- oh wait, there's a full bag in the cupboard.",
+    "Cancel the pasta timer -- no, wait, leave it running, I misread the packet.",
+    "Add washing-up liquid -- hang on, Sam already bought some. Scrap that.",
+    "Hmm, should I turn the heating up? Nah, I'll grab a blanket instead.",
+    "Maybe a bit of Coldplay... no, actually, I'll enjoy the silence for once.",
+])
+def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
+    assert asks_nothing(text) == "taken back"
+
+
+@pytest.mark.parametrize("text", [
+    # a correction: a thing, an order, a wish, a number or a question after the take-back
+    "Turn all the lights off -- wait, no, just the living room.",
+    "Office light off -- no, the garage, the garage light off.",
+    "Add cheddar to the list -- no, sorry, mozzarella.",
+    "Play some jazz, actually, I fancy some Beatles.",
+    "What's the weather -- no, I mean the time, what time is it?",
+    "Stop the music -- no, just pause it, I'll be back in a sec.",
+    "Heating on twenty-three, oh hang on, twenty's plenty.",  # dev14
+    "Lights off, actually no, it's too dark.",  # a complaint wants something
+    # a take-back of the turn before, not of this line: the caller's to read
+    "No, forget it.", "No, cancel that, forget it.",
+])
+def test_a_correction_or_a_take_back_of_the_turn_before_is_not_taken_back(text):
+    from edgevox.agents.slm.remarks import takes_it_back
+
+    assert not takes_it_back(text)
+
+
+@pytest.mark.parametrize(("text", "restart"), [
+    # dev47 (session 32): the model acted on the taken-back half as well, or only
+    ("Office light off -- no, the garage, the garage light off.", "the garage, the garage light off."),
+    ("What's the weather -- no, I mean the time, what time is it?", "the time, what time is it?"),
+    ("Take milk off the list -- no, not milk, bread, take bread off.", "not milk, bread, take bread off."),
+    ("Play Adele, actually no, play Coldplay.", "play Coldplay."),  # dev18
+    # no restart: a thing alone, an order pointing back, an addition, a courtesy, a take-back alone
+    ("Add cheddar to the list -- no, sorry, mozzarella.", None),
+    ("Stop the music -- no, just pause it, I'll be back in a sec.", None),
+    ("Set a timer for ten minutes, no wait, make it twelve.", None),
+    ("Play some jazz, oh wait, also add milk to the list.", None),
+    ("Lights off please, sorry, can you set a timer too?", None),
+    ("Kitchen light off -- wait, no, I'm still washing up.", None),
+    ("No, play the next one.", None),  # takes back the turn before
+])
+def test_a_line_restarted_after_a_take_back_is_read_from_the_restart(text, restart):
+    from edgevox.agents.slm.remarks import restarted
+
+    assert restarted(text) == restart
+
+
 def test_a_name_opening_a_line_is_a_person_only_when_asked_of_their_own_doing():
     assert said_to_someone_else("Priya, can you grab the bedroom light on your way up?")
     assert not said_to_someone_else("Jarvis, can you turn your volume down?")  # the assistant's usual name

@@ -30,6 +30,12 @@ TOOLS = Home().tools()
     ("turn of the bath room light", "turn off the bathroom light"),
     ("it's a bit dark in the dinning room", "it's a bit dark in the dining room"),
     ("turn on the livin room light", "turn on the living room light"),
+    # dev47 (session 32): a hesitation between commas after a word that cannot end a phrase
+    ("Turn on the ceiling fan in the, um, bedroom.", "Turn on the ceiling fan in the bedroom."),
+    ("And, um, Cambridge?", "And Cambridge?"),
+    ("Add eggs, um, milk and bread", "Add eggs, milk and bread"),  # between two items: one comma stays
+    # a restart after a take-back is read alone (remarks.restarted)
+    ("Play some jazz -- no, er, something livelier, put on some funk.", "something livelier, put on some funk."),
 ])
 def test_a_slip_with_one_reading_is_mended(heard, meant):
     assert mend(heard, TOOLS) == meant

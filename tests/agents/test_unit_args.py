@@ -144,6 +144,12 @@ def test_dev16_a_name_and_a_length_taken_back_in_the_same_breath():
     assert listed_items(said, "apples") is None  # one item left: pears
     assert without_taken_back(["milk", "eggs", "no wait bread"]) == ["milk", "bread"]
     assert without_taken_back(["courgettes", "no", "aubergines"]) == ["aubergines"]  # dev21: an item "no"
+    # dev47 (session 32): the take-back after a dash or an ellipsis, the value as the request writes it
+    assert fix_taken_back("Office light off -- no, the garage, the garage light off.", light,
+                          {"room": "office", "on": False}) == {"room": "garage", "on": False}
+    assert fix_taken_back("Turn all the lights off -- wait, no, just the living room.", light,
+                          {"room": "all", "on": False}) == {"room": "living room", "on": False}
+    assert fix_taken_back("Add cheddar to the list... no, sorry, mozzarella.", add, {"item": "cheddar"}) == {"item": "mozzarella"}
     # "sorry" as a courtesy takes nothing back
     assert fix_taken_back("Turn on the kitchen light, sorry to bother you.", light, {"room": "kitchen", "on": True}) is None
     assert fix_taken_back("Add milk, sorry to bother you.", add, {"item": "milk"}) is None

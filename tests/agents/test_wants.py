@@ -178,6 +178,9 @@ def test_struck_off_the_list_takes_it_off(home, text, item):
     ("Next tune, please.", "next", ("media_control", {"action": "next"})),
     ("Start the music up again from where it stopped.", "up", ("media_control", {"action": "play"})),
     ("Play the next album by Blur.", "Blur", None),  # names what to play
+    # dev47 (session 32): the query is the action's own name
+    ("go back, play the previous one.", "previous", ("media_control", {"action": "previous"})),
+    ("Go back to the Adele song.", "Adele", None),
 ])
 def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query, expected):
     found = transport_call(text, home, ToolCall(None, "play_music", {"query": query}))

@@ -309,6 +309,9 @@ _NOT_THAT = r"^\W*(?:(?:wait|no|nah|sorry|actually|oh|oops)\W+)*not\s+(?:the\s+|
 #: words that say a follow-up corrects the call before rather than adds to it ("Make that 8 minutes.")
 _CORRECTS = re.compile(r"\b(?:make\s+(?:that|it)|change\s+(?:that|it)|no|nah|not|actually|instead|i\s+meant|sorry|rather"
                        r"|oops|whoops|my\s+bad|i\s+said)\b")  # "Oops, 20 minutes, not 2 hours." (dev34), "Wait, I said 7 minutes." (dev36)
+#: ", not fifty" closing a line: what it says before corrects the call ("Wait, fifteen, not fifty.",
+#: dev47), though ``core_of`` reads it without that tail
+_NOT_THE_OLD = re.compile(r",\s*not\s+(?:the\s+)?[\w' -]+?\W*$", re.I)
 #: the one-off note of the hop that makes the corrected call after the undo
 REDO_NOTE = "Now call {tool} again, as the user just corrected it."  # not "Call ...": the remainder's notes
 
@@ -399,7 +402,8 @@ class FollowUp(Hook):
             text = core  # the follow-up inside what wraps it
             thing, number, resumed, args = self._retargets(text, tool, prev[1], ctx.registry)
             undone = undo(text, ctx.registry, tool, prev[1]) if args is None and done else None
-        if args is not None and done and corrects(text, number, thing) and (undoer := undoing_call(ctx.registry, tool, prev[1])):
+        if args is not None and done and (corrects(text, number, thing) or (number and _NOT_THE_OLD.search(ctx.text))) \
+                and (undoer := undoing_call(ctx.registry, tool, prev[1])):
             # a timer or an item made before and corrected now ("Make that 8 minutes.", dev19):
             # undone first, then made again as corrected (not a second timer beside the first)
             st["then"] = (tool.name, args)

@@ -17,6 +17,13 @@ Qwen2.5-Coder-0.5B:
 * the weather that was: "What was the weather like in Barcelona last week?" (the weather tool
   tells today's and the forecast).
 
+dev47 (session 32), people who change their mind while they speak, found one more: a line
+taken back in the same breath ("Kitchen light off -- wait, no, I'm still washing up."). After
+the take-back comes what the speaker finally wants: nothing, when only a keep ("leave it
+running") or a reason follows (``takes_it_back``); a whole new request, which
+``transcript`` then hands the model alone (``restarted``); or a thing alone ("-- no,
+mozzarella"), which ``taken_back`` puts in the call.
+
 English marks each of these plainly (a past verb after its subject, "'ll" or "going to" with a
 time to come, a name and a comma before an order, "I love this", "leave ... where it is",
 "last week"), and every such line must hold no piece that orders or asks the assistant. These
@@ -265,6 +272,36 @@ def takes_it_back(request: str) -> bool:
         return False
     return all((_STATEMENT.match(p) or _a_name(request, p.split()[0])) and not ORDERS_PIECE.match(p) and not _switched(p)
                and not _a_thing_alone(p) for p in pieces)
+
+
+#: a take-back that a correction may follow: "-- no, I mean the time, what time is it?" (not "sorry"
+#: alone: "..., sorry, can you also ..." is a courtesy)
+_CORRECTING = re.compile(rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*(?:{_BACK}|i\s+mean|oops)(?:\W+(?:{_BACK}|sorry|i\s+mean|oops))*\W+")
+#: a word of an order that points back at what was taken back ("no, make it 50"): the line is read whole
+_POINTS_BACK = re.compile(r"\b(?:it|them|that|this|those|these|one|same)\b")
+_ONE_OF_A_ROW = re.compile(r"\bthe\s+(?:previous|next|last|other)\s+one\b")
+#: a part added, not a request restarted ("Play jazz, oh wait, also add milk")
+_ADDED = re.compile(r"^\W*(?:and|plus)\b|\b(?:also|too|as\s+well|and\s+then)\b")
+_ASKS_WHAT = re.compile(r"\b(?:what|what's|whats|how|when|where|which|who)\b[^?]*\?")
+
+
+def restarted(request: str) -> str | None:
+    """The words after the line's last take-back, when they make a request of their own: an order
+    that points back at nothing, or a question ("Office light off -- no, the garage, the garage light
+    off." -> "the garage, the garage light off.", "What's the weather -- no, I mean the time, what time
+    is it?" -> "the time, what time is it?", dev47). The model read the taken-back half as well and
+    acted on it; a thing alone ("-- no, mozzarella") is ``taken_back``'s to put in the call."""
+    low = _low(request)
+    backs = list(_CORRECTING.finditer(low))
+    if not backs or len(low) != len(request) or not _pieces(low[:backs[-1].start()]):
+        return None
+    rest = low[backs[-1].end():]
+    orders = [p for p in _pieces(rest) if ORDERS_PIECE.match(p) or _switched(p)]
+    if len(rest.split()) < 2 or _ADDED.search(rest) or not (orders or _ASKS_WHAT.search(rest)):
+        return None
+    if any(_POINTS_BACK.search(_ONE_OF_A_ROW.sub("", p)) for p in orders):
+        return None
+    return request[backs[-1].end():].strip()
 
 
 #: a thing named with no verb ("just the living room"): after a take-back, the thing meant instead

@@ -10,8 +10,10 @@ Only slips with one reading are mended: the fixed ones of `slips.SLIPS` (the hal
 number, a sound-alike where the sentence leaves no other sense: "turn of" before a thing,
 not "a turn of phrase"), and from the registry a split word whose halves join into a value
 a tool's schema allows ("bed room" only where a room is called "bedroom") or a value of
-several words with one a letter off ("the dinning room"). The mended line is what the model, the session
-and every later hook see; `vocabulary.heard_words` keeps reading the softer idioms
+several words with one a letter off ("the dinning room"). A line the speaker restarted after
+taking its start back is read from the restart (``remarks.restarted``: "Office light off -- no,
+the garage, the garage light off.", dev47, switched both lights off). The mended line is what
+the model, the session and every later hook see; `vocabulary.heard_words` keeps reading the softer idioms
 ("chuck it down") for the hooks alone, since the model does better with the words said.
 """
 
@@ -22,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.remarks import restarted
 from edgevox.agents.slm.slips import mend_slips
 from edgevox.agents.slm.vocabulary import enum_values, one_edit_apart
 
@@ -72,9 +75,11 @@ def join_split_values(text: str, values: Iterable[str]) -> str:
 
 
 def mend(text: str, tools: Iterable[Any] = ()) -> str:
-    """``text`` with the slips of ``slips.SLIPS`` and the split values of ``tools`` mended."""
+    """``text`` with the slips of ``slips.SLIPS`` and the split values of ``tools`` mended, and
+    read from its restart when the speaker took back the start (``remarks.restarted``)."""
     values = enum_values(tools)
-    return respell_values(join_split_values(mend_slips(text), joinable_values(values)), values)
+    slipless = mend_slips(text)
+    return respell_values(join_split_values(restarted(slipless) or slipless, joinable_values(values)), values)
 
 
 class MendTranscript(Hook):

@@ -500,8 +500,8 @@ def transport_call(request: str, registry: Any, call: Any) -> tuple[Any, dict[st
         if action in values and call.arguments.get(key) is not None \
                 and not any(f" {v.lower()} " in low for v in values if v != action):  # "stop ... and go back one"
             return tool, {**call.arguments, key: action}
-    if not names_nothing(tool, call.arguments, " ".join(phrases).split()):
-        return None
+    if not names_nothing(tool, call.arguments, [*" ".join(phrases).split(), action]):
+        return None  # (the action's own name names nothing to play: "go back" -> play_music("previous"), dev47)
     hits = [(t, k) for t in registry if t is not tool for k, sch in properties(t).items() if action in enum_of(sch)]
     return (hits[0][0], {hits[0][1]: action}) if len(hits) == 1 else None
 
