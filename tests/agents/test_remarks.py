@@ -130,6 +130,7 @@ def test_never_mind_and_why_asks_for_nothing_but_never_mind_and_an_order_does():
     assert minds_nothing("Oh, forget it, the rice cooker beeps on its own.")
     assert minds_nothing("Never mind, Marco's sorted it.")
     assert not minds_nothing("Never mind, cancel it.") and not minds_nothing("Forget it, turn the light off.")
+    assert minds_nothing("Scratch that, um, scratch all of it.")  # dev47: said twice over
     assert not minds_nothing("Never mind.")  # alone it may take the turn before back (follow_up's)
 
 

@@ -232,7 +232,8 @@ _TRAILS_OFF = re.compile(r"\b(?:the|a|an|for|to|of|my|some|on|in|at|with)\s*(?:\
 
 
 #: "never mind" and the like, opening a line
-_NEVER_MIND = re.compile(r"^(?:forget\s+(?:it|that|about\s+it)|never\s*mind|nevermind|leave\s+it|skip\s+it)(?:\s+then)?$")
+_NEVER_MIND = re.compile(r"^(?:forget\s+(?:it|that|about\s+it)|never\s*mind|nevermind|leave\s+it|skip\s+it"
+                         r"|(?:scratch|scrap)\s+(?:that|all\s+of\s+it|the\s+lot))(?:\s+then)?$")
 
 
 #: words that take back what was said ("no", "hang on", "never mind"), and the same after a break in
@@ -316,10 +317,12 @@ def _a_thing_alone(piece: str) -> bool:
 
 def minds_nothing(request: str) -> bool:
     """Does the line open with "never mind" and then only say why ("Oh, forget it, the rice
-    cooker beeps on its own.", dev46: a timer cancelled, the weather read)? Not right after an
-    action, where it may take the action back (the caller's to know)."""
+    cooker beeps on its own.", dev46: a timer cancelled, the weather read), or say it twice
+    over? Not right after an action, where it may take the action back (the caller's to know)."""
     low = _low(request)
-    return _opens_alone(_NEVER_MIND, low, _pieces(low))
+    pieces = _pieces(low)
+    # (or said twice over: "Scratch that, um, scratch all of it.", dev47)
+    return _opens_alone(_NEVER_MIND, low, pieces) or (len(pieces) >= 2 and all(_NEVER_MIND.match(p) for p in pieces))
 
 
 def asks_of_the_past(request: str) -> bool:
