@@ -323,6 +323,10 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert corrected("Two or three minutes.") is None and corrected("Lights to 40 and the heating to 20.") is None
     # dev21 (session 25): "let's say", and a filler between two lengths of one unit
     assert corrected("Thermostat to 23, erm, let's say 22.") == "thermostat to 22"
+    # dev49 (session 32): "make it" alone after a number, and a reason between the take-back and the fix
+    assert corrected("Heating to twenty-three, make it twenty-one, think of the bills.") == "heating to twenty one think of the bills"
+    assert corrected("Volume to 60, no, that'll wake Nana, make it 40.") == "volume to 40"
+    assert corrected("Set a timer for 5 minutes and make it loud") is None
     assert corrected("Start a timer for 2 hours, er, 1 hour 40.") == "start a timer for 1 hour 40"
     assert corrected("Set a timer for one hour, uh, forty minutes.") is None  # the length goes on
     # dev34 (session 28): the length not meant said after the one meant (a 2 hour 20 minute timer)

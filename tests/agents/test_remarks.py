@@ -24,6 +24,7 @@ from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_s
     ("I love this Stevie Wonder track, it was our first dance.", "liked as it is"),
     ("The kitchen light's so bright, I actually quite like it.", "liked as it is"),
     ("Cheers for the timer, the banana bread came out perfect.", "thanks"),
+    ("Brilliant, thanks, it's warmer already.", "thanks"),  # dev49: praise before the thanks
     ("Leave the heating where it is.", "left alone"),
     ("Don't touch the bedroom light, she's asleep.", "left alone"),
     ("What was the weather like in Barcelona last week while we were away?", "the weather that was"),
@@ -71,6 +72,9 @@ def test_a_line_that_asks_is_no_remark(text):
     "Add washing-up liquid -- hang on, Sam already bought some. Scrap that.",
     "Hmm, should I turn the heating up? Nah, I'll grab a blanket instead.",
     "Maybe a bit of Coldplay... no, actually, I'll enjoy the silence for once.",
+    # dev49 (session 32): the same style again
+    "Stop the music -- ah, no, it's fine, carry on.",
+    "Heating to 20, or, hmm, 21, or... I can't decide, leave it as it is.",
 ])
 def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
     assert asks_nothing(text) == "taken back"
@@ -101,6 +105,9 @@ def test_a_correction_or_a_take_back_of_the_turn_before_is_not_taken_back(text):
     ("What's the weather -- no, I mean the time, what time is it?", "the time, what time is it?"),
     ("Take milk off the list -- no, not milk, bread, take bread off.", "not milk, bread, take bread off."),
     ("Play Adele, actually no, play Coldplay.", "play Coldplay."),  # dev18
+    ("Next track -- oh, no, go back, the previous one, I missed the chorus.",
+     "go back, the previous one, I missed the chorus."),  # dev49: a player's move
+    ("Stop the music -- ah, no, it's fine, carry on.", None),  # taken back: "carry on" keeps it as it is
     # no restart: a thing alone, an order pointing back, an addition, a courtesy, a take-back alone
     ("Add cheddar to the list -- no, sorry, mozzarella.", None),
     ("Stop the music -- no, just pause it, I'll be back in a sec.", None),

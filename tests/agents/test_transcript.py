@@ -34,6 +34,9 @@ TOOLS = Home().tools()
     ("Turn on the ceiling fan in the, um, bedroom.", "Turn on the ceiling fan in the bedroom."),
     ("And, um, Cambridge?", "And Cambridge?"),
     ("Add eggs, um, milk and bread", "Add eggs, milk and bread"),  # between two items: one comma stays
+    # dev49: a hesitation between dashes, and the small word said again after it
+    ("What's the weather in -- hmm -- in Oslo, for tomorrow?", "What's the weather in Oslo, for tomorrow?"),
+    ("Turn the the office light on, please.", "Turn the office light on, please."),
     # a restart after a take-back is read alone (remarks.restarted)
     ("Play some jazz -- no, er, something livelier, put on some funk.", "something livelier, put on some funk."),
 ])
@@ -45,7 +48,7 @@ def test_a_slip_with_one_reading_is_mended(heard, meant):
     "what a turn of phrase", "a book for teen readers", "who won the game", "set it to twenty for me",
     "our kitchen light off", "pause it", "cause the living room", "the dinning table", "here we go",
     "i can see it from here", "that's the turn of the century", "i knew it",
-    "a gift for tee ball", "is it time for tea?", "four tea bags", "the umbrella stand", "her hummus", "set it to seventy for me", "six tee shirts", "take care of the list",
+    "set a timer for for minutes", "turn the light on on the landing", "a gift for tee ball", "is it time for tea?", "four tea bags", "the umbrella stand", "her hummus", "set it to seventy for me", "six tee shirts", "take care of the list",
 ])
 def test_words_with_another_reading_are_left_as_said(said):
     assert mend(said, TOOLS) == said

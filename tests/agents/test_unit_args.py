@@ -150,6 +150,9 @@ def test_dev16_a_name_and_a_length_taken_back_in_the_same_breath():
     assert fix_taken_back("Turn all the lights off -- wait, no, just the living room.", light,
                           {"room": "all", "on": False}) == {"room": "living room", "on": False}
     assert fix_taken_back("Add cheddar to the list... no, sorry, mozzarella.", add, {"item": "cheddar"}) == {"item": "mozzarella"}
+    # dev49: a switch said one way and taken back
+    assert fix_taken_back("Turn the hallway light off, I mean on, I'm going up with the laundry.", light,
+                          {"room": "hallway", "on": False}) == {"room": "hallway", "on": True}
     # "sorry" as a courtesy takes nothing back
     assert fix_taken_back("Turn on the kitchen light, sorry to bother you.", light, {"room": "kitchen", "on": True}) is None
     assert fix_taken_back("Add milk, sorry to bother you.", add, {"item": "milk"}) is None

@@ -192,7 +192,7 @@ def test_a_call_that_names_nothing_becomes_the_players_action(home, text, query,
     ("Freeze the music, someone's at the door.", "stop", ("media_control", {"action": "pause"})),
     ("Skip this one, it's awful.", "pause", ("media_control", {"action": "next"})),
     ("Stop the music and go back one.", "stop", None),  # the request says the call's own action too
-    ("Pause the music.", "pause", None),
+    ("Pause the music.", "pause", ("media_control", {"action": "pause"})),  # said in its own words (session 32)
     # dev9 (session 11): the model's right call, said in the request's own words, blocked by grounding
     ("Heard this one a million times, move on.", "next", ("media_control", {"action": "next"})),
     ("Skip the fan.", "next", None),  # a device no tool serves: no player's command
@@ -448,6 +448,9 @@ def test_the_players_command_after_a_remark_is_still_the_players():
     assert transport_plan("Next one, this is the remix.", reg)[1] == {"action": "next"}
     assert transport_plan("Next one, the heating is too low", reg) is None  # the reason names the heating
     assert transport_plan("put the kettle on, skip this one", reg) is None  # orders something else
+    # dev49 (session 32): "pause" said as itself, after a word that holds the listener
+    assert transport_plan("Hang on, pause that, the doorbell's going.", reg)[1] == {"action": "pause"}
+    assert transport_plan("Pause the timer.", reg) is None  # names a timer
     assert transport_plan("hang on, no, nothing, sorry, carry on", reg) is None  # dev30: taken back
 
 

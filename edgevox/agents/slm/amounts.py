@@ -183,7 +183,9 @@ def _same_unit_again(words: list[str], end: int, start: int) -> bool:
 
 
 #: "..., no, make it two minutes": what comes after takes back every amount said before
-_REDONE = re.compile(r"[,.;]\s*(?:(?:no|nah|sorry|actually|wait|oops)\W+)+(?:make\s+(?:it|that)|i\s+meant?|change\s+(?:it|that)\s+to)\s+")
+#: (a reason may come between: "Volume to 60, no, that'll wake Nana, make it 40.", dev49)
+_REDONE = re.compile(r"[,.;]\s*(?:(?:no|nah|sorry|actually|wait|oops)\W+)+(?:[^,.;\d]*[,.;]\s*)?"
+                     r"(?:make\s+(?:it|that)|i\s+meant?|change\s+(?:it|that)\s+to)\s+")
 
 
 def _redone(request: str) -> str | None:
@@ -218,7 +220,8 @@ def corrected(request: str) -> str | None:
     for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
         # the unit may come with each number: "5 minutes, no wait, 8 minutes" (dev16; _UNIT_WORDS)
         between = [w for k, w in enumerate(words[i + width:j]) if not (k == 0 and w in _UNIT_WORDS)]
-        if between and set(between) <= _CORRECTING and (set(between) & _TAKES_BACK or _same_unit_again(words, i + width, j)):
+        if between and set(between) <= _CORRECTING and (set(between) & _TAKES_BACK or _same_unit_again(words, i + width, j)
+                                                        or between in (["make", "it"], ["make", "that"])):  # "23, make it 21" (dev49)
             kept = kept[:i] + kept[j:]
     return " ".join(kept) if kept != words or said != request.lower() else None
 

@@ -222,8 +222,14 @@ def said_to_someone_else(request: str) -> bool:
     return _capitalised(request, m["who"]) and bool(ORDERS_PIECE.match(rest) or _asked(rest)) and bool(_OF_A_PERSON.search(rest))
 
 
+#: a word of praise said before the thanks ("Brilliant, thanks, it's warmer already.", dev49)
+_PRAISE_FIRST = frozenset("brilliant great perfect lovely awesome amazing fab fantastic ace nice superb wonderful".split())
+
+
 def _thanked(low: str, pieces: list[str]) -> bool:
     """Thanks, then only statements ("Cheers for the timer, the banana bread came out perfect.")."""
+    while len(pieces) > 2 and pieces[0] in _PRAISE_FIRST:
+        pieces = pieces[1:]
     return _opens_alone(_THANKS, low, pieces) and not complains(low)
 
 
@@ -240,13 +246,14 @@ _NEVER_MIND = re.compile(r"^(?:forget\s+(?:it|that|about\s+it)|never\s*mind|neve
 #: speech with something said before it ("Kitchen light off -- wait, no, I'm still washing up.",
 #: dev47); an "oh" or "hmm" may come first
 _BACK = (r"(?:no|nah|nope|wait|hang\s+on|hold\s+on|actually|on\s+second\s+thought|scratch\s+that|scrap\s+that|forget\s+it"
-         r"|never\s*mind|doesn't\s+matter)\b")
+         r"|never\s*mind|doesn't\s+matter|leave\s+it\s+(?:as\s+it\s+is|alone|be))\b")
 _BACK_ALONE = re.compile(rf"^{_BACK}")
 _TAKEN_BACK = re.compile(rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*{_BACK}")
 #: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
 _KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is))?$"
                    r"|^(?:scratch|scrap|forget)\s+(?:that|it|all\s+of\s+it|the\s+lot)$|^never\s*mind$|^(?:it\s+)?doesn't\s+matter$"
-                   r"|^(?:it's|that's)\s+(?:fine|ok|okay|alright|all\s+right)(?:\s+as\s+it\s+is)?$|^no\s+need$")
+                   r"|^(?:it's|that's)\s+(?:fine|ok|okay|alright|all\s+right)(?:\s+as\s+it\s+is)?$|^no\s+need$"
+                   r"|^(?:carry|go)\s+on$|^keep\s+(?:going|playing)$")  # "Stop the music -- ah, no, it's fine, carry on." (dev49)
 #: an undo of the turn before ("cancel that", "stop"), not something this line said
 _UNDONE = re.compile(r"^(?:stop|cancel|undo|reverse)(?:\s+(?:that|it|this))?$")
 #: a wish or a correction after a take-back: what follows is asked ("actually, I fancy some Beatles")
@@ -281,6 +288,8 @@ _CORRECTING = re.compile(rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*(?:
 #: a word of an order that points back at what was taken back ("no, make it 50"): the line is read whole
 _POINTS_BACK = re.compile(r"\b(?:it|them|that|this|those|these|one|same)\b")
 _ONE_OF_A_ROW = re.compile(r"\bthe\s+(?:previous|next|last|other)\s+one\b")
+#: a player's move said as an order ("-- oh, no, go back, the previous one", dev49)
+_PLAYER_MOVE = re.compile(r"^(?:go\s+back|skip|rewind)\b")
 #: a part added, not a request restarted ("Play jazz, oh wait, also add milk")
 _ADDED = re.compile(r"^\W*(?:and|plus)\b|\b(?:also|too|as\s+well|and\s+then)\b")
 _ASKS_WHAT = re.compile(r"\b(?:what|what's|whats|how|when|where|which|who)\b[^?]*\?")
@@ -294,10 +303,10 @@ def restarted(request: str) -> str | None:
     acted on it; a thing alone ("-- no, mozzarella") is ``taken_back``'s to put in the call."""
     low = _low(request)
     backs = list(_CORRECTING.finditer(low))
-    if not backs or len(low) != len(request) or not _pieces(low[:backs[-1].start()]):
+    if not backs or takes_it_back(request) or len(low) != len(request) or not _pieces(low[:backs[-1].start()]):
         return None
     rest = low[backs[-1].end():]
-    orders = [p for p in _pieces(rest) if ORDERS_PIECE.match(p) or _switched(p)]
+    orders = [p for p in _pieces(rest) if ORDERS_PIECE.match(p) or _switched(p) or _PLAYER_MOVE.match(p)]
     if len(rest.split()) < 2 or _ADDED.search(rest) or not (orders or _ASKS_WHAT.search(rest)):
         return None
     if any(_POINTS_BACK.search(_ONE_OF_A_ROW.sub("", p)) for p in orders):

@@ -68,6 +68,11 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     # bedroom", "And, um, Cambridge?", dev47): the commas go with it, or the line reads as two
     (re.compile(r"(?i)\b(the|a|an|and|or|to|in|on|for|of|at|my|our|some|with|from|into|by)\s*,\s*"
                 r"(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\s*,\s*"), r"\1 "),
+    # a hesitation between dashes, and a small word said again after it ("What's the weather in --
+    # hmm -- in Oslo", dev49: the place "-- --")
+    (re.compile(r"(?i)\s*(?:--+|[\u2014\u2013])\s*(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\s*(?:--+|[\u2014\u2013])\s*"), " "),
+    # (not "for for", "to to", "on on": "a timer for for minutes" is four, "the light on on the landing")
+    (re.compile(r"(?i)\b(the|a|an|in|of|at|my|our|some|with|from)\s+\1\b"), r"\1"),
     # a hesitation the recogniser wrote as a word ("add bananas and uh milk" put "uh milk" on
     # the list): it says nothing, wherever it stands
     (re.compile(r"(?i)(?:(?<=\s)|^)(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\b[,.]?(?:\s+|$)"), ""),

@@ -60,12 +60,21 @@ def _said_after(rest: str) -> str | None:
     return meant if meant and len(meant.split()) <= 4 else None
 
 
+#: a switch said one way, taken back and said the other ("the hallway light off, er, I mean on", dev49)
+_SWITCH_TAKEN_BACK = re.compile(rf"\b(on|off){_MARK}(on|off)\b")
+
+
 def fix_taken_back(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The arguments with each string value the request takes back set to the one meant, and
     the taking-back words cut from a value that opens with them; None when nothing changes."""
     props = properties(tool)
     fixed = dict(arguments)
+    switched = _SWITCH_TAKEN_BACK.search(request.lower())
     for key, value in arguments.items():
+        if isinstance(value, bool) and switched and props.get(key, {}).get("type") == "boolean" \
+                and value == (switched[1] == "on") and switched[1] != switched[2]:
+            fixed[key] = switched[2] == "on"
+            continue
         if not isinstance(value, str) or not value.strip() or key not in props:
             continue
         if (opened := _OPENS_WITH_MARK.match(value.lower())) and (said := _MARK_SAID.search(request.lower())):

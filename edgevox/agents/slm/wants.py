@@ -401,7 +401,7 @@ TRANSPORT = {"carry on": "play", "continue": "play", "keep playing": "play", "re
              "move on": "next", "back up where": "play", "pick up where": "play", "left off": "play",
              # dev11 (session 19): "Next tune, please." / "Start the music up again from where it
              # stopped." -> play_music("next") / ("up"); "Back up one track." -> a timer
-             "next": "next", "where it stopped": "play", "up again": "play", "back up one": "previous",
+             "next": "next", "pause": "pause", "where it stopped": "play", "up again": "play", "back up one": "previous",
              "paws the": "pause", "paws it": "pause",  # a transcript's "paws the music" (dev15) played "paws"
              # dev12 (session 20): "Play the song before this one again." -> play_music("song before
              # this one again"); "Get the tunes going again where they left off." -> play_music("tunes")
@@ -435,11 +435,16 @@ _PLAYER_GLUE = frozenset("this one it song track tune tunes music please nah no 
 _NEVER_MIND = frozenset("no nah nothing never nevermind sorry forget".split())
 
 
+#: a word that holds the listener before the player's action
+_WAIT_OPENER = re.compile(r"^\W*(?:(?:hang|hold)\s+on|wait|quick)\s*,\s*", re.I)
+
+
 def transport_plan(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     """"Skip this one." / "Unpause it." (the model: no call, or ``pause``) -> the player's
     action, when the request says nothing else, or says it in its last piece after a remark
     that orders nothing and names no tool's thing ("ooh that last one was lovely, go back to
     it", dev30), or in its first piece before such a reason ("Next one, this is the remix.")."""
+    request = _WAIT_OPENER.sub("", request)  # "Hang on, pause that, the doorbell's going." (dev49)
     found = _transport_said(request, registry)
     head, _, last = request.rpartition(",")
     if found is None and _only_a_remark(head, registry) and not _NEVER_MIND & set(WORD.findall(head.lower())):
