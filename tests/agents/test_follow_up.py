@@ -7,6 +7,7 @@ from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents.slm.follow_up import (
     FollowUp,
+    core_of,
     previous_call,
     retarget,
     retarget_length,
@@ -87,6 +88,9 @@ def test_a_new_name_alone_retargets_the_call_that_held_one():
     music = ToolRegistry(Home().tools()).get("play_music")
     assert retarget_name("No, I said Tracy Chapman.", music, {"query": "Taylor Swift"}) == {"query": "Tracy Chapman"}
     assert retarget_name("No, I said The Kills, the other band.", music, {"query": "The Killers"}) == {"query": "The Kills"}
+    # dev49 (session 32): the openers pile up, and ", not Blur" closes the line
+    assert retarget_name(core_of("No, sorry, Bloc Party, not Blur.", {"query": "Blur"}), music, {"query": "Blur"}) == {
+        "query": "Bloc Party"}
 
 
 def test_a_new_number_alone_changes_the_one_number_the_call_set():
