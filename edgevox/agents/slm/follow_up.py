@@ -137,6 +137,9 @@ _NOT_IN_NAMES = GENERIC | HOME_PLACES | TIME_NAMES | _NOT_NAMES | UP_WORDS | DOW
     "goodnight goodbye bye hello hi".split())
 
 
+_CORRECTION_OPENS = re.compile(r"^\W*(?:sorry|no|nah|oops|actually|i\s+meant)\b", re.I)
+
+
 def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """``arguments`` with the one string argument that held a name ("Madrid", or any place:
     the model wrote "prague" for "Prague, what's the weather doing there?", dev11) set to the
@@ -150,7 +153,10 @@ def retarget_name(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[st
         return None
     # heard: any free text after a taking back or with "too"; a bare "and X" only for a place
     any_text = heard and (not m.group(1) or bool(m.group(3)))
-    names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in PLACE_KEYS or any_text)
+    # a correction ("No, sorry, Bloc Party") re-targets any free text: the model may have written the
+    # name before in lower case ("blur", dev49); a bare "And in Rome?" only a name or a place
+    corrected = _CORRECTION_OPENS.match(text) is not None
+    names = [k for k, v in arguments.items() if isinstance(v, str) and (v[:1].isupper() or k.lower() in PLACE_KEYS or any_text or corrected)
              and k in properties(tool) and not enum_of(properties(tool)[k])]
     if len(names) != 1 or arguments[names[0]] == name:
         return None
