@@ -114,11 +114,11 @@ def retarget(text: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, An
 #: a new name, nothing else
 #: words said capitalised after "No," or "Sorry," that name nothing ("No, Thanks.")
 _NOT_NAMES = frozenset("thanks thank okay ok please nothing yes yeah yep never cheers fine good great forget leave ta abeg kindly".split())
-#: or a name said instead ("sorry, Melbourne", dev26; "No, I said Tracy Chapman.", dev44)
+#: or a name said instead ("sorry, Melbourne", dev26; "No, I said Tracy Chapman.", dev44), the
+#: openers piled up or not ("No, sorry, Bloc Party, not Blur.", dev49)
 _NEW_NAME = re.compile(r"^\W*(?i:and|what about|how about|and what about|and how about|(?:(?:sorry|no|nah|oops|actually|i meant)\W*)+(?:i meant|i said)?)"
                        r"\s+(?i:(?:over|out|up|down)\s+)?(?i:in\s+|for\s+|at\s+)?"
                        r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2})"
-                       # (the openers may pile up: "No, sorry, Bloc Party, not Blur.", dev49)
                        # which one, said after it ("No, I said The Kills, the other band.", dev46)
                        r"(?:\s*,\s*(?i:the\s+other\s+(?:one|band|group|artist|singer|city|place|town)))?\s*[?.!]*\s*$")
 
@@ -137,6 +137,7 @@ _NOT_IN_NAMES = GENERIC | HOME_PLACES | TIME_NAMES | _NOT_NAMES | UP_WORDS | DOW
     "goodnight goodbye bye hello hi".split())
 
 
+#: a follow-up that opens as a correction ("No, ...", "Sorry, ...")
 _CORRECTION_OPENS = re.compile(r"^\W*(?:sorry|no|nah|oops|actually|i\s+meant)\b", re.I)
 
 

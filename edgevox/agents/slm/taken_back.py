@@ -4,11 +4,12 @@
 shopping list." (the home evaluation's dev16, session 23) each made two calls with
 Qwen2.5-Coder-0.5B: the kitchen light switched off as well as the dining room's, and "apples"
 added beside "i mean pears". Spoken self-repair has a plain shape in English -- the thing
-said, a word that takes it back ("sorry", "I mean", "no wait", "or rather"), the thing meant
--- so a string value the call holds that the request says right before such a word is the
-thing *taken back*: it becomes the thing said after the word (for a parameter with listed
-values, the listed value said there), and a value that opens with the taking-back words
-("i mean pears") loses them. Numbers taken back are ``amounts.corrected``'s.
+said, a word that takes it back ("sorry", "I mean", "no wait", "or rather") after a comma, a
+dash or an ellipsis (dev47), the thing meant -- so a string value the call holds that the
+request says right before such a word is the thing *taken back*: it becomes the thing said
+after the word (for a parameter with listed values, the listed value said there), and a
+value that opens with the taking-back words ("i mean pears") loses them. Numbers taken back
+are ``amounts.corrected``'s.
 
 Two calls that end up the same are one action; ``unit_args`` runs the second only once.
 """
@@ -65,8 +66,9 @@ _SWITCH_TAKEN_BACK = re.compile(rf"\b(on|off){_MARK}(on|off)\b")
 
 
 def fix_taken_back(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The arguments with each string value the request takes back set to the one meant, and
-    the taking-back words cut from a value that opens with them; None when nothing changes."""
+    """The arguments with each string value the request takes back set to the one meant, the
+    taking-back words cut from a value that opens with them, and a switch taken back ("off, I
+    mean on") set the other way; None when nothing changes."""
     props = properties(tool)
     fixed = dict(arguments)
     switched = _SWITCH_TAKEN_BACK.search(request.lower())
