@@ -248,7 +248,9 @@ _NEVER_MIND = re.compile(r"^(?:forget\s+(?:it|that|about\s+it)|never\s*mind|neve
 _BACK = (r"(?:no|nah|nope|wait|hang\s+on|hold\s+on|actually|on\s+second\s+thought|scratch\s+that|scrap\s+that|forget\s+it"
          r"|never\s*mind|doesn't\s+matter|leave\s+it\s+(?:as\s+it\s+is|alone|be))\b")
 _BACK_ALONE = re.compile(rf"^{_BACK}")
-_TAKEN_BACK = re.compile(rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*{_BACK}")
+#: a break in speech after something said, and the sounds that may come before a take-back
+_AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*"
+_TAKEN_BACK = re.compile(rf"{_AFTER_A_BREAK}{_BACK}")
 #: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
 _KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is))?$"
                    r"|^(?:scratch|scrap|forget)\s+(?:that|it|all\s+of\s+it|the\s+lot)$|^never\s*mind$|^(?:it\s+)?doesn't\s+matter$"
@@ -275,16 +277,16 @@ def takes_it_back(request: str) -> bool:
                             and not _UNDONE.match(p)]:
         return False  # "No, forget it.", "No, cancel that, forget it." take back the turn before: the caller's to read
     rest = low[back.start():].lstrip(",.?!;-\u2014\u2013\u2026 ")
-    pieces = [p for p in _pieces(rest) if not _KEPT.match(p)]
-    if not _pieces(rest) or _asked(rest) or _WISHED.search(rest) or complains(rest):
+    said = _pieces(rest)
+    if not said or _asked(rest) or _WISHED.search(rest) or complains(rest):
         return False
     return all((_STATEMENT.match(p) or _a_name(request, p.split()[0])) and not ORDERS_PIECE.match(p) and not _switched(p)
-               and not _a_thing_alone(p) for p in pieces)
+               and not _a_thing_alone(p) for p in said if not _KEPT.match(p))
 
 
 #: a take-back that a correction may follow: "-- no, I mean the time, what time is it?" (not "sorry"
 #: alone: "..., sorry, can you also ..." is a courtesy)
-_CORRECTING = re.compile(rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*(?:{_BACK}|i\s+mean|oops)(?:\W+(?:{_BACK}|sorry|i\s+mean|oops))*\W+")
+_CORRECTING = re.compile(rf"{_AFTER_A_BREAK}(?:{_BACK}|i\s+mean|oops)(?:\W+(?:{_BACK}|sorry|i\s+mean|oops))*\W+")
 #: a word of an order that points back at what was taken back ("no, make it 50"): the line is read whole
 _POINTS_BACK = re.compile(r"\b(?:it|them|that|this|those|these|one|same)\b")
 _ONE_OF_A_ROW = re.compile(r"\bthe\s+(?:previous|next|last|other)\s+one\b")
@@ -303,14 +305,14 @@ def restarted(request: str) -> str | None:
     acted on it; a thing alone ("-- no, mozzarella") is ``taken_back``'s to put in the call."""
     low = _low(request)
     backs = list(_CORRECTING.finditer(low))
-    if not backs or takes_it_back(request) or len(low) != len(request) or not _pieces(low[:backs[-1].start()]):
+    if not backs or len(low) != len(request) or not _pieces(low[:backs[-1].start()]):
         return None
     rest = low[backs[-1].end():]
     orders = [p for p in _pieces(rest) if ORDERS_PIECE.match(p) or _switched(p) or _PLAYER_MOVE.match(p)]
     if len(rest.split()) < 2 or _ADDED.search(rest) or not (orders or _ASKS_WHAT.search(rest)):
         return None
-    if any(_POINTS_BACK.search(_ONE_OF_A_ROW.sub("", p)) for p in orders):
-        return None
+    if any(_POINTS_BACK.search(_ONE_OF_A_ROW.sub("", p)) for p in orders) or takes_it_back(request):
+        return None  # (a line taken back whole, "-- no, it's fine, carry on", restarts nothing)
     return request[backs[-1].end():].strip()
 
 

@@ -18,6 +18,10 @@ _UNITS_AFTER = r"(?:hours?|minutes?|mins?|seconds?|secs?|degrees?|percent|per\s*
 _END_OR_UNIT = rf"(?=\s*(?:[,.!?]|$|{_UNITS_AFTER}\b))"
 _NUMBER_AFTER = rf"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|{_TENS})"
 
+#: a hesitation written as a word ("um", "uhh", "erm", "hmm"), and a dash where speech broke off
+_HESITATION = r"(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)"
+_DASH = r"(?:--+|[\u2014\u2013])"
+
 #: (pattern, replacement): each a slip with one reading in a request to a home speaker
 SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     # a teen heard as two words ("nine teen", "fif teen", "for teen"): "teen" alone is said of
@@ -66,16 +70,16 @@ SLIPS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?i)\bknew\s+(?=(?:york|jersey|zealand|orleans|delhi|hampshire|mexico|england|haven)\b)"), "new "),
     # a hesitation between commas right after a word that cannot end a phrase ("in the, um,
     # bedroom", "And, um, Cambridge?", dev47): the commas go with it, or the line reads as two
-    (re.compile(r"(?i)\b(the|a|an|and|or|to|in|on|for|of|at|my|our|some|with|from|into|by)\s*,\s*"
-                r"(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\s*,\s*"), r"\1 "),
+    (re.compile(rf"(?i)\b(the|a|an|and|or|to|in|on|for|of|at|my|our|some|with|from|into|by)\s*,\s*{_HESITATION}\s*,\s*"),
+     r"\1 "),
     # a hesitation between dashes, and a small word said again after it ("What's the weather in --
     # hmm -- in Oslo", dev49: the place "-- --")
-    (re.compile(r"(?i)\s*(?:--+|[\u2014\u2013])\s*(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\s*(?:--+|[\u2014\u2013])\s*"), " "),
+    (re.compile(rf"(?i)\s*{_DASH}\s*{_HESITATION}\s*{_DASH}\s*"), " "),
     # (not "for for", "to to", "on on": "a timer for for minutes" is four, "the light on on the landing")
     (re.compile(r"(?i)\b(the|a|an|in|of|at|my|our|some|with|from)\s+\1\b"), r"\1"),
     # a hesitation the recogniser wrote as a word ("add bananas and uh milk" put "uh milk" on
     # the list): it says nothing, wherever it stands
-    (re.compile(r"(?i)(?:(?<=\s)|^)(?:u+m+|u+h+|e+r+m+|u+h+m+|er|h+m+)\b[,.]?(?:\s+|$)"), ""),
+    (re.compile(rf"(?i)(?:(?<=\s)|^){_HESITATION}\b[,.]?(?:\s+|$)"), ""),
     # "whats the whether in boston" (dev15: answered in words), "whats the thyme" (dev16): the
     # herb is never asked after with "what's the"
     (re.compile(r"(?i)\b(the|what's|whats|how's|hows)\s+whether\b"), r"\1 weather"),

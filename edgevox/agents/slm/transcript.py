@@ -13,8 +13,9 @@ a tool's schema allows ("bed room" only where a room is called "bedroom") or a v
 several words with one a letter off ("the dinning room"). A line the speaker restarted after
 taking its start back is read from the restart (``remarks.restarted``: "Office light off -- no,
 the garage, the garage light off.", dev47, switched both lights off). The mended line is what
-the model, the session and every later hook see; `vocabulary.heard_words` keeps reading the softer idioms
-("chuck it down") for the hooks alone, since the model does better with the words said.
+the model, the session and every later hook see; `vocabulary.heard_words` keeps reading the
+softer idioms ("chuck it down") for the hooks alone, since the model does better with the
+words said.
 """
 
 from __future__ import annotations
