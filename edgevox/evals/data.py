@@ -67,7 +67,11 @@ a command): dev44 tuned on, dev45 run only before and after, and dev46, the same
 run first at the rules dev44 led to, then tuned on; dev47 and dev48 in session 32, people who change
 their mind while they speak (self-corrections, false starts, hesitations, and requests taken back,
 left undecided or broken off): dev47 tuned on, dev48 run only before and after, and dev49, the same
-style again, run first at the rules dev47 led to, then tuned on).
+style again, run first at the rules dev47 led to, then tuned on; dev50 and dev51 in session 33, lines
+that carry more than one thing (two orders, an order and a question, an order and something no
+tool does, an order wrapped in thanks or chatter, two things no tool serves): dev50 tuned on, dev51
+run only before and after, and dev52, the same style again, run first at the rules dev50 led to,
+then tuned on).
 They are never part of dev, test or "all".
 """
 
@@ -83,7 +87,8 @@ from typing import Any
 NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12", "dev13", "dev14", "dev15", "dev16", "dev17", "dev18",
                "dev19", "dev20", "dev21", "dev22", "dev23",
                "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37", "dev38", "dev39", "dev40", "dev41",
-               "dev42", "dev43", "dev44", "dev45", "dev46", "dev47", "dev48", "dev49")
+               "dev42", "dev43", "dev44", "dev45", "dev46", "dev47", "dev48", "dev49",
+               "dev50", "dev51", "dev52")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
