@@ -165,8 +165,11 @@ class CallDispatch:
         self._record_exchange(output.content, planned, results)
         kept = [(c, r) for (c, _), r in zip(planned, results, strict=True) if r.error_type != "withdrawn"]
         self.last_failed = not all(r.ok for _, r in kept)
-        if end_reply is not None:
-            return Done(end_reply, STOP_HOOK)
+        if end_reply is not None:  # what this hop did is said before the hook's words ("The office
+            # light is off. Sorry, I can't control the fan.", dev50): an action is never silent
+            done = [(c, r) for c, r in kept if r.ok and id(r) not in hook_answered]
+            said = self._tools_say([c for c, _ in done], [r for _, r in done]) if done else None
+            return Done(f"{said} {end_reply}" if said else end_reply, STOP_HOOK)
         said = None if any(id(r) in hook_answered for _, r in kept) else \
             self._tools_say([c for c, _ in kept], [r for _, r in kept])
         more, self.ctx.more = self.ctx.more, None

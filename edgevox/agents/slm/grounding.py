@@ -120,7 +120,8 @@ _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
 #: "can/could/would/will you")
 _ASKS = frozenset("""
 is are was were isn't aren't did didn't does doesn't do don't has have hasn't haven't how what
-what's whats when where which who whose why how's hows check any anything
+what's whats when where which who whose why how's hows who's whos where's wheres when's whens why's
+check any anything
 convert calculate compute translate spell define explain read
 """.split())
 #: "do" opens a question only before its subject ("Do you ...", "Does it ..."), else it is an order
@@ -204,7 +205,13 @@ def is_question(text: str) -> bool:
 
 #: the words that may open a sentence said after another before what it orders ("Oh and put the
 #: hall light on.", "And, like, play some Afrobeats.", dev32)
-_OPENS_AFTER = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually)\W+)*")
+_OPENS_AFTER = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually|anyway|anyhow)\W+)*")
+#: a terse order, a thing and what it is to be, with no verb: "Kitchen light to 50", "Heating to
+#: 20", "Timer 6 minutes for the eggs", "Hallway light off" (dev50: blocked beside a question)
+_TERSE_ORDER = re.compile(r"^(?:[a-z'-]+\s+){1,3}?(?:(?:to|at)\s+[\w-]+|[\w-]+\s+(?:minutes?|mins?|hours?|hrs?|seconds?|secs?"
+                          r"|percent|per\s+cent|degrees?)|on|off|up|down)\b")
+_NO_THING = frozenset("""i i'm i've we we're we've you he she they it it's that that's this there there's what who if when
+once because since as got have has had use used""".split())
 
 
 #: a want that is to know: "how much time is on the timer? I want to know if I can hop in the
@@ -214,7 +221,16 @@ _WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s
 
 def _orders(sentence: str) -> bool:
     low = _OPENS_AFTER.sub("", sentence.lower())
-    return not is_question(sentence) and bool(ORDERS_PIECE.match(low)) and not _WANTS_TO_KNOW.search(low)
+    return not is_question(sentence) and bool(ORDERS_PIECE.match(low) or _terse_order(low)) and not _WANTS_TO_KNOW.search(low)
+
+
+def _terse_order(low: str) -> bool:
+    """A thing and what it is to be, said with no verb (``_TERSE_ORDER``), naming an amount or a
+    switch: "Kitchen light to 50" orders; "things to do" does not."""
+    m = _TERSE_ORDER.match(low)
+    return bool(m) and not set(m.group(0).split()[:-1]) & _NO_THING and (
+        bool(said_numbers(m.group(0))) or m.group(0).split()[-1] in ("on", "off", "up", "down")
+        or bool(re.search(r"\b(?:max|maximum|full|half|min|minimum)\b", m.group(0))))
 
 
 def _pieces(request: str) -> list[str]:
@@ -334,6 +350,8 @@ _ELSEWHERE = (
     re.compile(r"\b(?:to|in|on|onto)\s+(?:my|the|our)\s+(to[\s-]?do|todo|task|tasks|reading|packing|wish|bucket|chores?)\s+list\b"),
     # a chat or a contact list ("Add Sam to the five-a-side group chat.", dev44: Sam on the shopping list)
     re.compile(r"\b(?:to|into)\s+(?:my|the|our)\s+(?:[a-z0-9-]+\s+){0,2}?(chat|contacts|whatsapp)\b"),
+    # a parcel tracked ("Track my Amazon parcel and read me my emails", dev50: the next track played)
+    re.compile(r"\btrack\s+(?:my|the|our|a|that|this)\s+(?:[a-z0-9-]+\s+){0,2}?(parcel|package|delivery|shipment|order)s?\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
                r"(order)\s+(?:a|an|some|me|us|the|our)\b"),
     re.compile(r"^\W*(?:(?:uh|um|please|ok|okay|hey)\W+)*(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+)?"
@@ -780,6 +798,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
             and previous_call(getattr(ctx.session, "messages", []), ctx.text) is None:
         return "question"  # "What about the bedroom?" after "Kitchen light, is it on?" (dev16): asked again
     reason = why_not(ctx.text, tool, arguments, tools)
+    if reason in ("device", "unrelated", "question") and grounded_by_a_piece(ctx.text, tool, arguments, tools):
+        return None  # one piece of the line asks for it; another asks what no tool does
     if reason == "unrelated" and tool.name in ctx.state(Grounding.name).get(RELATED, ()) \
             and not asks_another_service(ctx.text, tool) \
             and not content_words(ctx.text) & tool_words(tool) - content_words(without_idioms(ctx.text)):
@@ -795,6 +815,41 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     if reason is None and invents_a_length(ctx.text, tool, arguments) and not _called_before(ctx, tool.name):
         return "unrelated"  # "Remind me to pay the NEPA bill on Friday morning" -> a one-hour timer (dev32)
     return reason
+
+
+#: what a piece says of a switch: the call's ``True``/``False`` must be the piece's
+_SWITCHED_ON = frozenset({"on", "up"})
+_SWITCHED_OFF = frozenset({"off", "out", "kill"})
+
+
+def grounded_by_a_piece(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> bool:
+    """Is the call, blocked by the line as a whole, the whole of one of its pieces (cut at joins)?
+    "Lock the back door and switch the garage light off." (dev50): the lock is no tool's, the
+    light is; "Read me the news headlines then play some Miles Davis." The piece must ground the
+    call alone and say what it holds: each place and text it names, its switch ("off" for
+    ``False``; "on" or a number it sets for ``True``) -- "Turn the TV off and set the living room
+    lights to 10" does not switch the living room light off."""
+    pieces = _pieces(request)
+    if len(pieces) < 2:
+        return False
+    props = properties(tool)
+
+    def says_it(piece: str) -> bool:
+        words = set(WORD.findall(piece.lower()))
+        stems = {stem(w) for w in words}
+        numbers = said_numbers(piece)
+        for key, value in arguments.items():
+            if isinstance(value, bool):
+                if not (words & (_SWITCHED_ON if value else _SWITCHED_OFF)
+                        or (value and any(is_number(v) and not isinstance(v, bool) and float(v) in numbers
+                                          for v in arguments.values()))):
+                    return False
+            elif isinstance(value, str) and value.strip() and (key in props or not props):
+                if not {stem(w) for w in WORD.findall(value.lower())} <= stems:
+                    return False
+        return True
+
+    return any(why_not(p, tool, arguments, tools) is None and says_it(p) for p in pieces)
 
 
 def _called_before(ctx: TurnContext, name: str) -> bool:
@@ -837,6 +892,8 @@ def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: l
     ``on=False``), or, in a request that asks for one action (no "and", "then", "also"), a
     place the request never says where that call took the one it says ("Desk lamp, office,
     twenty." -> the office light, then the kitchen light off)? Both ran on dev11 (session 19).
+    In any request, a place never said, set otherwise than the said one was ("Kitchen light on
+    and close the blinds." -> every light off, dev50).
     Only tools with a *where* enum (``room``)."""
     where = [k for k, sch in properties(tool).items() if k.lower() in _WHERE and enum_of(sch)]
     if not where:
@@ -852,6 +909,10 @@ def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: l
         if one_action and any(args.get(k) != arguments.get(k) and _said(args.get(k), request)
                               and not _said(arguments.get(k), request) for k in where):
             return True
+        if any(args.get(k) != arguments.get(k) and _said(args.get(k), request) and not _said(arguments.get(k), request)
+               for k in where) and any(k not in where and v is not None and args.get(k) is not None and v != args[k]
+                                       for k, v in arguments.items()):
+            return True  # "Kitchen light on and close the blinds." (dev50) -> then every light off
     return False
 
 
@@ -970,6 +1031,7 @@ class Grounding(Hook):
             reason = "unrelated"
         if reason is None:
             return repaired
+        approved.pop()  # a blocked call is nothing the hop's next call may stray from
         reply = REPLIES[reason]
         if reason == "device":
             device = device_word(ctx.text, tools)

@@ -68,7 +68,7 @@ PLACE_KEYS = frozenset("location city place town country region where".split())
 #: naming one that no tool's vocabulary mentions asks for what no tool does
 SERVICES = frozenset("""
 remind reminder reminders taxi taxis uber cab takeaway takeout voicemail voicemails answerphone
-email emails recipe recipes text texts sms calendar diary ring order
+email emails recipe recipes text texts sms calendar diary ring order appointment appointments
 """.split())
 #: words a transcript may start with that say and name nothing ("uh, is the light on", "uh timer six minutes")
 FILLERS = frozenset("uh um er erm hmm ah hey oh ok okay so well".split())

@@ -118,6 +118,10 @@ _FRAME = re.compile(r"\b(?:too|so|way|really|very|pretty|pitch|it's|its|it is|ge
 #: heat: "my coffee is cold" is no complaint about the house)
 _IS = re.compile(r"\w(?:'s|\s+is|\s+are)\s+(?:\w+ly\s+)?$")
 _HERE = re.compile(r"^\s+(?:in here|in the\b)")
+#: a state said of a thing it stands before, after "a"/"an" ("a really noisy parrot"): that
+#: thing's, not the room's or the music's ("a bit loud in here" and "a bit dark, isn't it" are)
+_OF_ANOTHER_THING = re.compile(r"\ban?\s+(?:(?:really|very|pretty|bit|little|right|proper|rather|quite)\s+)?$")
+_A_NOUN_AFTER = re.compile(r"^\s+(?!(?:in|for|to|now|at|and|or|but|isn't|is|right|today|tonight|again|though|actually|here|there|out|outside|with|of|on|this|that|so)\b)[a-z]{3,}\b")
 _OUTSIDE = re.compile(r"\b(?:outside|out there|out today|weather)\b|\bfreezing out\b")
 _CANNOT = re.compile(r"\b(?:can't|cannot|can not|couldn't|can barely|can hardly|barely|hardly)\s+(see|hear)\b")
 _UP_DOWN = ({"up", "increase", "raise", "higher", "more"}, {"down", "decrease", "lower", "less"})
@@ -160,6 +164,8 @@ def wanted(request: str) -> tuple[str | None, int, bool] | None:
     # music is what is loud; the monitor is what cannot be heard)
     for m in re.finditer(r"[a-z]+", low):
         word = m.group(0)
+        if word in STATES and _OF_ANOTHER_THING.search(low[:m.start()]) and _A_NOUN_AFTER.match(low[m.end():]):
+            continue  # "The new neighbours have a really noisy parrot." (dev50): the parrot is noisy
         if word in STATES and (_FRAME.search(low[:m.start()]) or _HERE.match(low[m.end():])
                                or (word != "black" and STATES[word][0] != "heat" and _IS.search(low[:m.start()]))):
             return (*STATES[word], True)
