@@ -730,3 +730,97 @@ def test_a_reader_asked_for_beside_an_order_is_not_held_to_the_orders_place():
     assert why_not(said, by_name["set_light"], {"room": "kitchen", "on": True}, tools) is None
     assert why_not("Is the kitchen light on and what is the weather?", by_name["set_light"],
                    {"room": "kitchen", "on": True}, tools) == "question"
+
+
+def test_dev50_a_line_of_two_things_is_judged_piece_by_piece():
+    # dev50 (session 33): the light's order was blocked for the lock, the fan, the TV and the news
+    # said beside it; the call must be the whole of its piece, switch and place included
+    light = TOOLS["set_light"]
+    assert why_not("Lock the back door and switch the garage light off", light, {"room": "garage", "on": False}, ALL) == "device"
+    from edgevox.agents.slm.grounding import grounded_by_a_piece
+    assert grounded_by_a_piece("Lock the back door and switch the garage light off", light, {"room": "garage", "on": False}, ALL)
+    assert grounded_by_a_piece("Read me the news headlines then play some Miles Davis", TOOLS["play_music"],
+                               {"query": "Miles Davis"}, ALL)
+    assert grounded_by_a_piece("Turn the TV off and set the living room lights to 10", light,
+                               {"room": "living room", "on": True, "brightness": 10}, ALL)
+    # the piece says "off", not the call's "on"; the fan's piece grounds no light
+    assert not grounded_by_a_piece("Switch the fan on in the office and turn the office light off", light,
+                                   {"room": "office", "on": True}, ALL)
+    assert not grounded_by_a_piece("Turn the TV off and set the living room lights to 10", light,
+                                   {"room": "living room", "on": False}, ALL)
+    # a text the piece does not say; a line of one piece
+    assert not grounded_by_a_piece("Lock the back door and switch the garage light off", TOOLS["start_timer"],
+                                   {"label": "garage"}, ALL)
+    assert not grounded_by_a_piece("Turn on the fan in the office", light, {"room": "office", "on": True}, ALL)
+
+
+def test_dev50_a_terse_order_beside_a_question_is_an_order():
+    light, timer = TOOLS["set_light"], TOOLS["start_timer"]
+    assert why_not("Kitchen light to 50, and what day is it today?", light,
+                   {"room": "kitchen", "on": True, "brightness": 50}, ALL) is None
+    assert why_not("Timer 6 minutes for the soft-boiled eggs, and what's the time now?", timer, {"minutes": 6}, ALL) is None
+    assert why_not("Is the dining room light still on? anyway, play some Bill Evans", TOOLS["play_music"],
+                   {"query": "Bill Evans"}, ALL) is None
+    # a sum is no order; a question alone stays one
+    assert why_not("If I've got three hours and use forty minutes, how much is left?", timer, {"minutes": 40}, ALL) == "question"
+    assert why_not("Is the kitchen light on?", light, {"room": "kitchen", "on": True}, ALL) == "question"
+
+
+def test_dev50_whos_opens_a_question_and_a_parcel_or_an_appointment_is_another_service():
+    assert is_question("Who's singing this? She's got a gorgeous voice")
+    assert why_not("Who's singing this? She's got a gorgeous voice", TOOLS["play_music"], {"query": "singing"}, ALL) == "question"
+    assert why_not("Track my Amazon parcel and read me my emails", TOOLS["media_control"], {"action": "next"}, ALL) == "unrelated"
+    assert why_not("Cancel my dentist appointment and email the school", TOOLS["cancel_timer"],
+                   {"label": "dentist appointment"}, ALL) == "unrelated"
+    assert why_not("Skip this track", TOOLS["media_control"], {"action": "next"}, ALL) is None
+
+
+def test_dev50_a_light_the_next_call_never_named_is_not_switched_back():
+    # "Kitchen light on and close the blinds." -> the kitchen light on, then every light off
+    before = [("set_light", {"room": "kitchen", "on": True})]
+    assert strays_from("Kitchen light on and close the blinds.", TOOLS["set_light"], {"room": "all", "on": False}, before)
+    assert not strays_from("Lights off in the kitchen and the lounge.", TOOLS["set_light"],
+                           {"room": "living room", "on": False}, [("set_light", {"room": "kitchen", "on": False})])
+
+
+def test_a_blocked_call_beside_a_right_one_says_what_was_done():
+    """dev50 (session 33): the model switched the office light on for the fan, then off for the
+    light. The first is blocked, the second runs, and the reply says both."""
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([call("set_light", room="office", on=True) + "\n" + call("set_light", room="office", on=False)],
+                         preset="qwen25")
+    ag, home = home_agent(be)
+    home.lights["office"] = True
+    r = ag.run("Switch the fan on in the office and turn the office light off")
+    assert [(c.name, c.arguments.get("on"), c.dispatched) for c in r.calls] == [("set_light", True, False),
+                                                                               ("set_light", False, True)], r.calls
+    assert home.lights["office"] is False
+    assert r.reply.startswith("The office light is off.") and "fan" in r.reply, r.reply
+
+
+@pytest.mark.model
+def test_on_the_real_model_an_order_beside_a_lock_runs_and_the_lock_is_refused(qwen_backend):
+    from edgevox.examples.home import home_agent
+
+    agent, home = home_agent(qwen_backend.with_preset("qwen2.5-coder-0.5b"))
+    home.lights["garage"] = True
+    r = agent.run("Lock the back door and switch the garage light off")
+    assert home.lights["garage"] is False and not home.timers, (r.calls, r.reply)
+    assert "garage light is off" in r.reply.lower(), r.reply
+
+
+def test_dev50_thanks_or_a_greeting_before_an_order_is_read_from_the_order():
+    from edgevox.agents.slm.remarks import after_courtesy
+    from edgevox.agents.slm.transcript import mend
+
+    assert mend("Cheers, that's grand, and the hallway light off while you're at it") == \
+        "the hallway light off while you're at it"
+    assert after_courtesy("Night night, thanks for everything today, and the bedroom light off please") == \
+        "the bedroom light off please"
+    assert after_courtesy("Brilliant, and could you add limes to the list") == "could you add limes to the list"
+    # a question, a remark, praise of how things are: left as said
+    for said in ("Thanks, and what time is it?", "Thanks, how long's left on the pizza?",
+                 "Thank you, the lights at 40 percent are lovely.", "Good morning! Up at 6 again.",
+                 "Morning! Porridge is on, so a bit of bossa nova please", "Thanks, that's all for tonight"):
+        assert after_courtesy(said) is None, said

@@ -472,3 +472,10 @@ def test_a_song_said_to_be_tiresome_wants_the_next_one(home):
     tool, args = transport_call("This song's played 4 times today, I'm sick of it.", home, stop)
     assert (tool.name, args) == ("media_control", {"action": "next"})
     assert transport_call("I'm sick of the rain, stop the music.", home, stop) is None
+
+
+def test_dev50_a_state_said_of_another_thing_wants_nothing():
+    # dev50 (session 33): "The new neighbours have a really noisy parrot" turned the volume down
+    assert wanted("The new neighbours have a really noisy parrot") is None
+    assert wanted("It's a bit loud in here") == ("sound", -1, True)
+    assert wanted("It's a bit dark") == ("light", 1, True)

@@ -70,7 +70,13 @@ from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.parts import every_sentence
 from edgevox.agents.slm.planned import GROUNDING, PLANNED
-from edgevox.agents.slm.remarks import ORDERS_PIECE, asks_nothing, asks_of_the_past, complains
+from edgevox.agents.slm.remarks import (
+    ORDERS_PIECE,
+    asks_nothing,
+    asks_of_the_past,
+    complains,
+    terse_order,
+)
 from edgevox.agents.slm.vocabulary import (
     CHANGERS,
     CLIMATE_DEVICES,
@@ -206,14 +212,6 @@ def is_question(text: str) -> bool:
 #: the words that may open a sentence said after another before what it orders ("Oh and put the
 #: hall light on.", "And, like, play some Afrobeats.", dev32)
 _OPENS_AFTER = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually|anyway|anyhow)\W+)*")
-#: a terse order, a thing and what it is to be, with no verb: "Kitchen light to 50", "Heating to
-#: 20", "Timer 6 minutes for the eggs", "Hallway light off" (dev50: blocked beside a question)
-_TERSE_ORDER = re.compile(r"^(?:[a-z'-]+\s+){1,3}?(?:(?:to|at)\s+[\w-]+|[\w-]+\s+(?:minutes?|mins?|hours?|hrs?|seconds?|secs?"
-                          r"|percent|per\s+cent|degrees?)|on|off|up|down)\b")
-_NO_THING = frozenset("""i i'm i've we we're we've you he she they it it's that that's this there there's what who if when
-once because since as got have has had use used""".split())
-
-
 #: a want that is to know: "how much time is on the timer? I want to know if I can hop in the
 #: shower" (dev30) asks twice
 _WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s+)?(?:know|find\s+out|check|see|hear\s+if)\b")
@@ -221,16 +219,8 @@ _WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s
 
 def _orders(sentence: str) -> bool:
     low = _OPENS_AFTER.sub("", sentence.lower())
-    return not is_question(sentence) and bool(ORDERS_PIECE.match(low) or _terse_order(low)) and not _WANTS_TO_KNOW.search(low)
+    return not is_question(sentence) and bool(ORDERS_PIECE.match(low) or terse_order(low)) and not _WANTS_TO_KNOW.search(low)
 
-
-def _terse_order(low: str) -> bool:
-    """A thing and what it is to be, said with no verb (``_TERSE_ORDER``), naming an amount or a
-    switch: "Kitchen light to 50" orders; "things to do" does not."""
-    m = _TERSE_ORDER.match(low)
-    return bool(m) and not set(m.group(0).split()[:-1]) & _NO_THING and (
-        bool(said_numbers(m.group(0))) or m.group(0).split()[-1] in ("on", "off", "up", "down")
-        or bool(re.search(r"\b(?:max|maximum|full|half|min|minimum)\b", m.group(0))))
 
 
 def _pieces(request: str) -> list[str]:

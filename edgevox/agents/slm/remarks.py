@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 
+from edgevox.agents.slm.amounts import said_numbers
 from edgevox.agents.slm.taken_back import BREAK
 from edgevox.agents.slm.vocabulary import FELT, HOME_PLACES, IMPERATIVES, WORD
 
@@ -58,6 +59,15 @@ _STATE_ORDER = re.compile(r"^(?:[a-z']+\s+){1,4}(?:on|off|out|up|down)\W*$")
 _VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been)\b|'(?:s|re|ve|m)\b|ed\b")
 #: food gone, wanted on the list again ("we just ran out of toilet paper", "the last of the ketchup")
 _GONE = re.compile(r"\b(?:ran|run|running)\s+out\b|\bout\s+of\b|\bthe\s+last\s+of\b|\bagain\b")
+
+#: a terse order, a thing and what it is to be, with no verb: "Kitchen light to 50", "Heating to
+#: 20", "Timer 6 minutes for the eggs", "Hallway light off" (dev50: blocked beside a question)
+_TERSE_ORDER = re.compile(r"^(?:[a-z'-]+\s+){1,3}?(?:(?:to|at)\s+[\w-]+|[\w-]+\s+(?:minutes?|mins?|hours?|hrs?|seconds?|secs?"
+                          r"|percent|per\s+cent|degrees?)|on|off|up|down)\b")
+#: a piece that says how a thing is ("the lights at 40 are lovely"), not what it is to be
+_TELLS_HOW = re.compile(r"\b(?:is|are|was|were|looks?|seems?|feels?|sounds?)\b|'(?:s|re)\b")
+_NO_THING = frozenset("""i i'm i've we we're we've you he she they it it's that that's this there there's what who if when
+once because since as got have has had use used is are was were be been how how's what's where where's which why up down on off""".split())
 
 #: who a report or a plan is about
 _PEOPLE = (r"(?:i|we|he|she|they|someone|somebody|(?:my|our|the)\s+(?:husband|wife|partner|son|daughter|mum|mom|dad"
@@ -295,6 +305,47 @@ _PLAYER_MOVE = re.compile(r"^(?:go\s+back|skip|rewind)\b")
 #: a part added, not a request restarted ("Play jazz, oh wait, also add milk")
 _ADDED = re.compile(r"^\W*(?:and|plus)\b|\b(?:also|too|as\s+well|and\s+then)\b")
 _ASKS_WHAT = re.compile(r"\b(?:what|what's|whats|how|when|where|which|who)\b[^?]*\?")
+
+
+def terse_order(low: str) -> bool:
+    """A thing and what it is to be, said with no verb (``_TERSE_ORDER``), naming an amount or a
+    switch: "Kitchen light to 50" orders; "things to do" does not."""
+    m = _TERSE_ORDER.match(low)
+    return bool(m) and not _TELLS_HOW.search(low) and not {w for w in m.group(0).split()[:-1] if w in _NO_THING or w.endswith("'s")} and (
+        bool(said_numbers(m.group(0))) or m.group(0).split()[-1] in ("on", "off", "up", "down")
+        or bool(re.search(r"\b(?:max|maximum|full|half|min|minimum)\b", m.group(0))))
+
+#: thanks, a greeting or praise said alone before an order ("Cheers, that's grand, and the hallway
+#: light off while you're at it", "Night night, thanks for everything today, and the bedroom light
+#: off please", dev50: the model said "You're welcome." and did nothing)
+_COURTESY = re.compile(r"^(?:(?:thanks|thank\s+you|cheers|ta)(?:\s+(?:so\s+much|a\s+lot|mate|love|pal|darling|for\s+.+))?"
+                       r"|(?:good\s+)?(?:morning|afternoon|evening|night)(?:\s+(?:all|everyone|love|mate))?|night\s+night"
+                       r"|hi|hiya|hello|hey(?:\s+there)?|(?:that's\s+|that\s+is\s+)?(?:lovely|brilliant|great|perfect|grand"
+                       r"|fab|ace|nice|super|spot\s+on|smashing)(?:\s+(?:thanks|cheers))?)$")
+#: what may close an order said after courtesy ("... off please", "... while you're at it")
+_ORDER_TAIL = re.compile(r"(?:\s+(?:please|too|as\s+well|while\s+you're\s+at\s+it|would\s+you|would\s+ya|will\s+you|thanks))+\W*$")
+
+
+def after_courtesy(request: str) -> str | None:
+    """The order after thanks, a greeting or praise said alone at the line's start, or None. The
+    courtesy is dropped so the model reads the order, not a thanks to answer."""
+    low = _low(request)
+    if len(low) != len(request):
+        return None
+    start = 0
+    for cut in re.finditer(r"[,;.!?]|\band\b", low):
+        piece = _OPENING.sub("", low[start:cut.start()]).strip()
+        if piece and not _COURTESY.match(piece):
+            break
+        start = cut.end()
+    rest = low[start:]
+    if not start or not rest.strip():
+        return None
+    first = _OPENING.sub("", re.split(r"[,;.!?]", rest)[0]).strip()
+    bare = _ORDER_TAIL.sub("", first)
+    if not (ORDERS_PIECE.match(first) or _switched(bare) or terse_order(bare)) or _COURTESY.match(first):
+        return None
+    return _OPENING.sub("", request[start:]).strip() or None
 
 
 def restarted(request: str) -> str | None:

@@ -12,7 +12,9 @@ not "a turn of phrase"), and from the registry a split word whose halves join in
 a tool's schema allows ("bed room" only where a room is called "bedroom") or a value of
 several words with one a letter off ("the dinning room"). A line the speaker restarted after
 taking its start back is read from the restart (``remarks.restarted``: "Office light off -- no,
-the garage, the garage light off.", dev47, switched both lights off). The mended line is what
+the garage, the garage light off.", dev47, switched both lights off); a line that opens with thanks, a greeting or praise and then orders
+is read from the order ("Cheers, that's grand, and the hallway light off while you're at it", dev50:
+answered "You're welcome."). The mended line is what
 the model, the session and every later hook see; `vocabulary.heard_words` keeps reading the
 softer idioms ("chuck it down") for the hooks alone, since the model does better with the
 words said.
@@ -25,7 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.remarks import restarted
+from edgevox.agents.slm.remarks import after_courtesy, restarted
 from edgevox.agents.slm.slips import mend_slips
 from edgevox.agents.slm.vocabulary import enum_values, one_edit_apart
 
@@ -77,10 +79,12 @@ def join_split_values(text: str, values: Iterable[str]) -> str:
 
 def mend(text: str, tools: Iterable[Any] = ()) -> str:
     """``text`` with the slips of ``slips.SLIPS`` and the split values of ``tools`` mended, and
-    read from its restart when the speaker took back the start (``remarks.restarted``)."""
+    read from its restart when the speaker took back the start (``remarks.restarted``), or from
+    its order when thanks or a greeting opened it (``remarks.after_courtesy``)."""
     values = enum_values(tools)
     slipless = mend_slips(text)
-    return respell_values(join_split_values(restarted(slipless) or slipless, joinable_values(values)), values)
+    read = restarted(slipless) or after_courtesy(slipless) or slipless
+    return respell_values(join_split_values(read, joinable_values(values)), values)
 
 
 class MendTranscript(Hook):
