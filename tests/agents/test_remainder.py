@@ -512,3 +512,34 @@ def test_with_readers_only_a_later_call_of_a_hop_passes_the_remainder_untouched(
     agent.run("add eggs and milk to the list")
     assert home.shopping == ["eggs", "milk"]
     assert not [r for r in caplog.records if "failed at before_tool" in r.getMessage()]
+
+
+def test_a_part_that_opens_on_one_tools_verb_is_done_though_its_name_is_new(embedder):
+    # dev50 (session 33): "play Khruangbin" sat 0.14 ahead of the no-tool lines, under the bar
+    be, agent, home = _home([call("add_to_shopping_list", item="coffee beans"),
+                             call("play_music", query="Khruangbin")], embedder)
+    r = agent.run("Add coffee beans to the list, then play Khruangbin")
+    assert [c.name for c in r.calls] == ["add_to_shopping_list", "play_music"], r.calls
+    assert be.requests[1]["grammar"].tool_names == ("play_music",)
+    # "set" opens three tools' names: no verb names one
+    be, agent, home = _home([call("play_music", query="jazz")], embedder)
+    agent.run("Play some jazz and set the mood")
+    assert len(be.requests) == 1
+
+
+def test_a_terse_order_or_a_readers_question_between_commas_is_done(embedder):
+    # dev50 (session 33): "lights off in the office" and "what's the temperature out in Dublin?"
+    # were never done after the first call
+    be, agent, home = _home([call("set_thermostat", temperature=19), call("set_light", room="office", on=False)], embedder)
+    home.lights["office"] = True
+    agent.run("Heating down to nineteen, lights off in the office, night")
+    assert home.lights["office"] is False and be.requests[1]["grammar"].tool_names == ("set_light",)
+    be, agent, home = _home([call("media_control", action="pause"), call("get_weather", location="Dublin")], embedder)
+    home.media["state"] = "playing"
+    r = agent.run("Pause this a sec, what's the temperature out in Dublin?")
+    assert [c.name for c in r.calls] == ["media_control", "get_weather"], r.calls
+    # a question the reader nearest it cannot answer is left alone
+    be, agent, home = _home([call("media_control", action="pause")], embedder)
+    home.media["state"] = "playing"
+    r = agent.run("Pause the music, how warm is it in the bedroom?")  # (the weather is outside)
+    assert [(c.name, c.dispatched) for c in r.calls] == [("media_control", True)] and len(be.requests) == 1, r.calls

@@ -223,9 +223,15 @@ def _orders(sentence: str) -> bool:
 
 
 
+#: a comma before a question ("Pause this a sec, what's the temperature out in Dublin?", dev50)
+_COMMA_ASKS = re.compile(r",\s*(?=(?:what|what's|whats|how|how's|when|when's|where|where's|who|who's|which|is|are|will|did|does)\b)",
+                         re.IGNORECASE)
+
+
 def _pieces(request: str) -> list[str]:
-    """The request's sentences cut at their joins, pieces of two words or more."""
-    return [p for s in every_sentence(request) for p in JOIN.split(s) if len(p.split()) >= 2]
+    """The request's sentences cut at their joins and before a question said after a comma,
+    pieces of two words or more."""
+    return [p for s in every_sentence(request) for j in JOIN.split(s) for p in _COMMA_ASKS.split(j) if len(p.split()) >= 2]
 
 
 def _orders_beside_a_question(request: str) -> list[str]:

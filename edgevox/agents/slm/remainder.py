@@ -35,9 +35,16 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import JOIN, spoken_numbers
-from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices, withdrawn
+from edgevox.agents.slm.grounding import (
+    is_question,
+    same_device,
+    unserved_devices,
+    why_not,
+    withdrawn,
+)
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of, without_asides
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate, ordered_tools
+from edgevox.agents.slm.remarks import terse_order
 from edgevox.agents.slm.vocabulary import (
     UNDO_WORDS,
     WORD,
@@ -62,6 +69,11 @@ AWAY = 0.25
 #: how far ahead of the no-tool lines a later part that names what its tool reads must be, said
 #: after the verb of the part before it (``Remainder._asked_alongside``; home only)
 READ_ALONGSIDE_ABOVE = 0.05
+#: how far ahead of the no-tool lines a part that opens on the verb of one tool's name must be
+#: (``Remainder._opens_on_a_verb``; home only)
+VERB_ABOVE = 0.02
+#: words that may open a part before its verb ("then", "oh and", "also")
+_OPENS = re.compile(r"^\W*(?:(?:oh|and|then|also|plus|now|so|and\s+then|please|could\s+you|can\s+you)\W+)*")
 #: a part with no verb of its own: an article and a noun ("the weather in Rome")
 _NOUN_PHRASE = re.compile(r"^\W*(?:the|a|an|today's|tomorrow's|tonight's)\s+\w")
 #: the note of the extra hop (never stored in the session)
@@ -183,12 +195,17 @@ class Remainder(Hook):
             (name, sim), (other, near) = rel.best, rel.second
             if not self.readers_only and part in joined and (beside := self._beside_a_call(ctx, part, rel, called)):
                 return (beside,), part
+            if not self.readers_only and (verb := self._opens_on_a_verb(ctx, part, rel, called)):
+                name, names_said = verb, True  # "..., then play Khruangbin" (dev50: 0.14 ahead by meaning)
+            else:
+                names_said = False
             bar = self.call_above if self.readers_only or not self._asked_alongside(ctx, part, name) else READ_ALONGSIDE_ABOVE
+            bar = VERB_ABOVE if names_said else bar
             if name is None or name in called or rel.margin < bar or is_remark(part) or _TOLD_WHEN.search(part.lower()) \
                     or _DO_THE_REST.match(part) \
                     or tells_of_someone(part, ctx.registry):
                 continue  # (a remark, "Hmm, still chilly.", asks for nothing: dev15 read the weather for it)
-            names = ((name,) if sim - near >= self.lead or (other in called and self._says_verb(part, name))
+            names = ((name,) if names_said or sim - near >= self.lead or (other in called and self._says_verb(part, name))
                      else (name, other) if other and other not in called else ())
             if self.readers_only:
                 names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
@@ -199,18 +216,35 @@ class Remainder(Hook):
             return names, part
         return None if self.readers_only else self._verb_piece(ctx, called) or self._another(ctx, list(done), seen)
 
+    def _opens_on_a_verb(self, ctx: TurnContext, part: str, rel: Any, called: set[str]) -> str | None:
+        """The unused tool whose name opens on the verb the part opens on, the only tool that does
+        ("play Khruangbin": ``play_music``; not "set", which opens three), when the part sits at
+        least ``VERB_ABOVE`` nearer it than the no-tool lines: the verb names the tool plainer than
+        a name the embedding never saw ("Add coffee beans to the list, then play Khruangbin", dev50:
+        0.14 ahead, under ``CALL_ABOVE``)."""
+        words = WORD.findall(_OPENS.sub("", part.lower()))
+        owners = [t.name for t in ctx.registry if words and t.name.split("_")[0].lower() == words[0]]
+        if len(owners) != 1 or owners[0] in called or rel.tools.get(owners[0], -1.0) - rel.none < VERB_ABOVE:
+            return None
+        return owners[0]
+
     def _verb_piece(self, ctx: TurnContext, called: set[str]) -> tuple[tuple[str, ...], str] | None:
         """``((tool,), piece)`` for a piece between the commas of a one-part request that says
         the verb its nearest tool's name opens on, a tool no call used ("Correction: remove
-        apples, add pears.", dev28: one part, so no part was read alone); home only."""
+        apples, add pears.", dev28: one part, so no part was read alone), or orders tersely
+        ("Heating down to nineteen, lights off in the office, night", dev50), or asks a tool that
+        looks things up ("Pause this a sec, what's the temperature out in Dublin?"); home only."""
         parts = parts_of(ctx.text)
         pieces = comma_pieces(parts[0]) if len(parts) == 1 else []
         index = self.gate.index(ctx.registry) if len(pieces) > 1 else None
         for piece in pieces if index is not None else ():
             rel = index.relevance(piece)
             name = rel.best[0]
-            if (name is None or name in called or rel.margin < self.call_above or not self._says_verb(piece, name)
-                    or is_remark(piece) or asks(ctx.text, piece) or unserved_devices(piece, list(ctx.registry))
+            tool = ctx.registry.get(name) if name else None
+            reads = tool is not None and not changes_things(tool) and why_not(piece, tool, {}, list(ctx.registry)) is None
+            if (name is None or name in called or rel.margin < self.call_above
+                    or not (self._says_verb(piece, name) or terse_order(piece.lower()) or (reads and asks(ctx.text, piece)))
+                    or is_remark(piece) or (asks(ctx.text, piece) and not reads) or unserved_devices(piece, list(ctx.registry))
                     or self._undoes(ctx, name, called, piece)):
                 continue
             return (name,), piece
