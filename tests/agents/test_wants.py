@@ -479,3 +479,16 @@ def test_dev50_a_state_said_of_another_thing_wants_nothing():
     assert wanted("The new neighbours have a really noisy parrot") is None
     assert wanted("It's a bit loud in here") == ("sound", -1, True)
     assert wanted("It's a bit dark") == ("light", 1, True)
+
+
+def test_dev50_a_list_named_at_the_end_of_an_order_lists_nothing_after_it(home):
+    # "Remove the kale from the shopping list, nobody ate it, and add spinach instead" put
+    # "nobody ate it" on the list
+    assert listed_items("Remove the kale from the shopping list, nobody ate it, and add spinach instead", "spinach") is None
+    assert listed_items("Shopping list: eggs, milk and bread", "eggs") == ["eggs", "milk", "bread"]
+
+
+def test_dev50_a_devices_consumable_run_out_goes_on_the_list(home):
+    # "We've just used the last of the dishwasher tablets" was blocked as the dishwasher
+    assert planned("We've just used the last of the dishwasher tablets", home) == ("add_to_shopping_list", {"item": "dishwasher tablets"})
+    assert planned("We've used the last of the dishwasher", home) is None

@@ -395,8 +395,10 @@ def list_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]] | None:
     item = m.group(1).strip()
     if (put := _PUT_ON_LIST.search(low[m.end():])) and item not in put.group(0):
         return None  # "We've run out of loo roll. Would you mind jotting toilet paper down on the list?" (dev28)
-    if m.re in (_NEED, _LAST_OF, _ALL_GONE, _NONE_LEFT, _DOWN_TO_LAST) and ({stem(w) for w in WORD.findall(item)}
-                          & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | {stem(d) for d in DEVICES} | set(SERVICES))):
+    words = WORD.findall(item)
+    if m.re in (_NEED, _LAST_OF, _ALL_GONE, _NONE_LEFT, _DOWN_TO_LAST) and (
+            {stem(w) for w in words} & (set().union(*(target_words(t) for t in registry if t is not adder[0])) | set(SERVICES))
+            or stem(words[-1]) in {stem(d) for d in DEVICES}):  # a device's, not "dishwasher tablets" (dev50)
         return None
     return adder[0], {adder[1]: item}
 
@@ -601,7 +603,9 @@ _LISTED = (re.compile(r"\b(?:add|put|get|buy|stick|pop)\s+(.+?)\s+(?:to|on|onto)
            # "note down mozzarella and basil for the next shop"
            re.compile(r"\b(?:note\s+down|write\s+down|jot\s+down|add|put\s+down|remember)\s+(.+?)\s+(?:for|on)\s+(?:the|my|our)\s+"
                       r"(?:next\s+|weekly\s+|big\s+)?(?:shop|shopping|groceries|grocery\s+run)\b"),
-           re.compile(r"\blist\s*[:,]\s*(?:add\s+)?(.+?)\s*[.!?]*$"))
+           # "Shopping list: eggs, milk" -- the list named first, not "... off the shopping list, nobody
+           # ate it, and add spinach instead" (dev50: "nobody ate it" went on the list)
+           re.compile(r"(?:^|[.!?]\s+)\W*(?:(?:the|my|our)\s+)?(?:(?:shopping|grocery)\s+)?list\s*[:,]\s*(?:add\s+)?(.+?)\s*[.!?]*$"))
 
 
 #: how much of an item, said before it ("a bag of basmati rice", dev15): not part of its name
