@@ -824,3 +824,52 @@ def test_dev50_thanks_or_a_greeting_before_an_order_is_read_from_the_order():
                  "Thank you, the lights at 40 percent are lovely.", "Good morning! Up at 6 again.",
                  "Morning! Porridge is on, so a bit of bossa nova please", "Thanks, that's all for tonight"):
         assert after_courtesy(said) is None, said
+
+
+def test_dev50_what_is_on_now_is_no_thing_to_play():
+    # "Crank the tunes up a notch would ya, this is my jam" played "jam" (dev50; dev47's "this is
+    # my song!" played "my song")
+    play = TOOLS["play_music"]
+    assert why_not("Crank the tunes up a notch would ya, this is my jam", play, {"query": "jam"}, ALL) == "unrelated"
+    assert why_not("Crank it up a notch, this is my song!", play, {"query": "my song"}, ALL) == "unrelated"
+    assert why_not("Put on some Adele, this is a party", play, {"query": "Adele"}, ALL) is None
+    assert why_not("it's a bit dark in the dining room", TOOLS["set_light"], {"room": "dining room", "on": True}, ALL) is None
+
+
+def test_dev52_a_piece_grounds_only_what_names_its_tools_thing_and_nothing_is_taken_from_another():
+    from edgevox.agents.slm.grounding import (
+        grounded_by_a_piece,
+        switched_as_said,
+        taken_from_another_part,
+    )
+
+    adder, light = TOOLS["add_to_shopping_list"], TOOLS["set_light"]
+    # "Book a table at Dishoom for Friday, and put it in my calendar." put "table" on the list
+    assert not grounded_by_a_piece("Book a table at Dishoom for Friday, and put it in my calendar.", adder, {"item": "table"}, ALL)
+    # "... and order me a pizza from Domino's" put the pizza on the list
+    assert taken_from_another_part("Cross crisps off the shopping list and order me a pizza from Domino's.", adder,
+                                   {"item": "pizza from Domino's"}, ALL) == {"item"}
+    # the heating's 17 as the bathroom light's brightness
+    assert taken_from_another_part("Turn off the bedroom and bathroom lights, and set the heating to 17 overnight.", light,
+                                   {"room": "bathroom", "on": True, "brightness": 17}, ALL) == {"brightness"}
+    # every light on at 40 for "turn all the lights off"
+    assert switched_as_said("Set an alarm for 6:30 and turn all the lights off.", light,
+                            {"room": "all", "on": True, "brightness": 40}) == {"room": "all", "on": False}
+    assert switched_as_said("Turn the TV off and set the living room lights to 10", light,
+                            {"room": "living room", "on": True, "brightness": 10}) is None
+
+
+def test_dev52_a_light_switched_against_the_request_is_switched_as_said_and_the_alarm_is_no_timer():
+    """"Set an alarm for 6:30 and turn all the lights off.": every light on at 40, a six-hour timer."""
+    from edgevox.examples.home import home_agent
+
+    be = ScriptedBackend([call("set_thermostat", temperature=22),
+                          call("set_light", room="all", on=True, brightness=40) + "\n" + call("start_timer", hours=6, seconds=30)],
+                         preset="qwen25")
+    ag, home = home_agent(be)
+    home.lights["kitchen"] = True
+    r = ag.run("Set an alarm for 6:30 and turn all the lights off.")
+    assert [(c.name, c.dispatched) for c in r.calls] == [("set_thermostat", False), ("set_light", True),
+                                                         ("start_timer", False)], r.calls
+    assert r.calls[1].arguments["on"] is False and not home.timers and not any(home.lights.values())
+    assert r.reply.startswith("All the lights are off."), r.reply

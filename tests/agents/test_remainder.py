@@ -543,3 +543,11 @@ def test_a_terse_order_or_a_readers_question_between_commas_is_done(embedder):
     home.media["state"] = "playing"
     r = agent.run("Pause the music, how warm is it in the bedroom?")  # (the weather is outside)
     assert [(c.name, c.dispatched) for c in r.calls] == [("media_control", True)] and len(be.requests) == 1, r.calls
+
+
+def test_dev52_a_thing_put_on_it_is_put_on_the_thing_named_before():
+    from edgevox.agents.slm.remainder import _it_named
+
+    assert _it_named("put Greek yoghurt on it instead", ["Take butter off the shopping list"]) == (
+        "put Greek yoghurt on the shopping list")
+    assert _it_named("keep an eye on it", ["what's the heating set to"]) == "keep an eye on it"

@@ -597,6 +597,10 @@ def _parts_of_values(tool: Any, request: str) -> set[str]:
 #: what someone is doing, said of them ("we're playing cards", "the kids are watching a film")
 _DOING = re.compile(r"\b(?:we're|we\s+are|i'm|i\s+am|they're|they\s+are|kids\s+are|he's|she's)\s+(?:\w+\s+)?"
                     r"(?:playing|watching|doing|having)\s+([a-z' ]+)")
+#: what is on now, said of it ("Crank the tunes up a notch would ya, this is my jam", dev50:
+#: played "jam"): a reason, not a thing to play
+_ON_NOW = re.compile(r"\b(?:this|that)(?:'s|\s+is)\s+(?:(?:my|our|a|the|such\s+a|one\s+of\s+my|totally|literally)\s+)+"
+                     r"([a-z']+(?:\s+[a-z']+){0,2})\s*(?:[,.!?;]|$)")
 #: a thing said to be ready or done ("tea's nearly ready", dev24: a reason, not a thing to play)
 _READY = re.compile(r"\b([a-z]+)(?:'s|\s+is|\s+are|'re)\s+(?:(?:nearly|almost|just|about|already|all)\s+)?"
                     r"(?:ready|done|finished|cooked|served|here|on\s+the\s+table)\b")
@@ -604,11 +608,13 @@ _READY = re.compile(r"\b([a-z]+)(?:'s|\s+is|\s+are|'re)\s+(?:(?:nearly|almost|ju
 
 def _what_someone_does(request: str, arguments: Mapping[str, Any], *, ready: bool = True) -> bool:
     """Does every word-string argument of the call come from what the request says someone is
-    doing (or, with ``ready``, says is ready), with nothing ordered to play besides? A statement,
+    doing or what is on now ("this is my jam"), or, with ``ready``, says is ready, with nothing
+    ordered to play besides? A statement,
     not a request for it. A thing ready is why its timer is cancelled ("kill the timer, the rice
     is done already", dev24): not ``ready`` for a tool that undoes another."""
     low = request.lower().replace("’", "'")
     doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))}
+    doing |= {w for m in _ON_NOW.finditer(low) for w in WORD.findall(m.group(0))}
     doing |= {m.group(1) for m in _READY.finditer(low)} if ready else set()
     strings = [set(WORD.findall(v.lower())) for v in leaves(dict(arguments)) if isinstance(v, str) and v.strip()]
     return bool(doing and strings) and all(s and s <= doing for s in strings) and not re.search(r"\bplay\b", low)
@@ -682,15 +688,22 @@ def taken_from_another_part(request: str, tool: Any, arguments: Mapping[str, Any
 
     def about_another(part: str) -> bool:
         said = content_words(part)
+        if not said & own and asks_another_service(part, tool):
+            return True  # "... and order me a pizza from Domino's" (dev52: the pizza went on the list)
         return not said & own and why_not(part, tool, arguments, tools) is not None and any(
             said & (target_words(t) - UNITS) and why_not(part, t, {}, tools) is None for t in others)
 
     taken = set()
     for key, value in arguments.items():
-        if not (isinstance(value, str) and _wordy(value)):
+        if isinstance(value, str) and _wordy(value):
+            words = WORD.findall(value.lower())
+            holding = [p for p in parts if all(re.search(rf"\b{re.escape(w)}\b", p.lower()) for w in words)]
+        elif is_number(value) and not isinstance(value, bool) and value:
+            # "Turn off the bedroom and bathroom lights, and set the heating to 17 overnight." (dev52):
+            # the bathroom light at 17 percent
+            holding = [p for p in parts if float(value) in said_numbers(p)]
+        else:
             continue
-        words = WORD.findall(value.lower())
-        holding = [p for p in parts if all(re.search(rf"\b{re.escape(w)}\b", p.lower()) for w in words)]
         if holding and all(about_another(p) for p in holding):
             taken.add(key)
     return taken
@@ -821,8 +834,9 @@ _SWITCHED_OFF = frozenset({"off", "out", "kill"})
 def grounded_by_a_piece(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> bool:
     """Is the call, blocked by the line as a whole, the whole of one of its pieces (cut at joins)?
     "Lock the back door and switch the garage light off." (dev50): the lock is no tool's, the
-    light is; "Read me the news headlines then play some Miles Davis." The piece must ground the
-    call alone and say what it holds: each place and text it names, its switch ("off" for
+    light is; "Read me the news headlines then play some Miles Davis." The piece must name the
+    tool's own thing ("Book a table at Dishoom for Friday, and put it in my calendar.", dev52,
+    grounds no list), ground the call alone and say what it holds: each place and text it names, its switch ("off" for
     ``False``; "on" or a number it sets for ``True``) -- "Turn the TV off and set the living room
     lights to 10" does not switch the living room light off."""
     pieces = _pieces(request)
@@ -845,7 +859,8 @@ def grounded_by_a_piece(request: str, tool: Any, arguments: Mapping[str, Any], t
                     return False
         return True
 
-    return any(why_not(p, tool, arguments, tools) is None and says_it(p) for p in pieces)
+    own = tool_words(tool) - _parts_of_values(tool, request)
+    return any(content_words(p) & own and why_not(p, tool, arguments, tools) is None and says_it(p) for p in pieces)
 
 
 def _called_before(ctx: TurnContext, name: str) -> bool:
@@ -954,6 +969,36 @@ def withdrawn(call: Any, why: str) -> HookResult:
                                          error_type="withdrawn", call_id=call.id), reason=f"{call.name} {why}")
 
 
+def switched_as_said(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The call switched off, without the numbers its pieces never say, when it switches on and
+    the pieces that name the tool's thing say "off" and never "on" ("Set an alarm for 6:30 and
+    turn all the lights off." -> every light on at 40 percent, dev52); else None. (And the other
+    way round.) "Turn the TV off and set the living room lights to 10": the light's piece says
+    neither."""
+    own = tool_words(tool)
+    pieces = [p for p in _pieces(request) or [request] if content_words(p) & own]
+    request = " , ".join(pieces)
+    words = set(WORD.findall(request.lower()))
+    if ("on" in words) == ("off" in words):
+        return None
+    said_on = "on" in words
+    switches = [k for k, v in arguments.items() if isinstance(v, bool) and v != said_on]
+    if len(switches) != 1 or sum(isinstance(v, bool) for v in arguments.values()) != 1:
+        return None
+    said = said_numbers(request)
+    return {k: (said_on if k == switches[0] else v) for k, v in arguments.items()
+            if said_on or not (is_number(v) and not isinstance(v, bool) and float(v) not in said)}
+
+
+def unasked_piece(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str | None:
+    """``reason_for`` a call beside the turn's successes, in a line of several pieces, when no
+    piece grounds it (``grounded_by_a_piece``); else None."""
+    if tool.name in ctx.state(Grounding.name).get(PLANNED, ()) or len(_pieces(ctx.text)) < 2:
+        return None
+    reason = reason_for(ctx, tool, arguments)
+    return None if reason is None or grounded_by_a_piece(ctx.text, tool, arguments, list(ctx.registry)) else reason
+
+
 def unasked_after_success(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> bool:
     """Is a call, on a hop after one that succeeded, of a tool no call of the turn used, on a hop no
     hook forced, sharing no word with the request and holding no value it says? "Add 2 litres
@@ -1010,6 +1055,9 @@ class Grounding(Hook):
             # one action asked, and the hop's next call of the tool undoes the one before it or
             # moves to a place the request never says: taken back, the hop goes on
             return withdrawn(call, "strays from the hop's call before it")
+        if tool.name not in ctx.state(self).get(PLANNED, ()) and (switched := switched_as_said(ctx.text, tool, call.arguments)):
+            call = dataclasses.replace(call, arguments=switched)
+            repaired = HookResult.replace(call, reason=f"{call.name} switched as the request says")
         if (earlier or ctx.successes()) and invents_a_length(ctx.text, tool, call.arguments):
             return withdrawn(call, "holds a length the request never says")
         if not earlier and (ended := ended_instead(ctx.text, registry, tool, call.arguments)):
@@ -1020,9 +1068,15 @@ class Grounding(Hook):
             return withdrawn(call, "a tool nothing in the request names, after the turn's calls")
         if ctx.successes() or any((t := registry.get(n)) is not None and n != tool.name and same_device(t, tool)
                                   for n, _ in approved[:-1]):
-            return repaired  # after a success the turn is on track; beside a call of the same device
-            # in the hop, "it" is that device's ("Put on some Taylor Swift and turn it up", dev30)
-        reason = reason_for(ctx, tool, call.arguments)
+            # after a success the turn is on track; beside a call of the same device in the hop,
+            # "it" is that device's ("Put on some Taylor Swift and turn it up", dev30). Unless the
+            # line has several pieces and neither it nor any piece grounds the call ("Set an alarm
+            # for 6:30 and turn all the lights off.", dev52: after the lights, a 6-hour timer)
+            reason = None if ctx.state("remainder").get("forced_hop") == ctx.hop else unasked_piece(ctx, tool, call.arguments)
+            if reason is None:
+                return repaired
+        else:
+            reason = reason_for(ctx, tool, call.arguments)
         if reason is None and from_another_part(ctx.text, tool, call.arguments, tools):
             reason = "unrelated"
         if reason is None:

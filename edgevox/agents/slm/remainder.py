@@ -132,7 +132,8 @@ def orders_nothing(ctx: TurnContext, piece: str) -> bool:
 
 #: a part that ends on a thing named before ("... and take coffee filters off it", dev44: the
 #: removal, read alone, was nearest the list's adding, already called), and the thing it names
-_OFF_IT = re.compile(r"\b(off|from|onto|to)\s+it\W*$", re.I)
+_OFF_IT = re.compile(r"\b(off|from|onto|to|on)\s+it(?:\s+(?:instead|too|as\s+well|please))?\W*$", re.I)  # "... put Greek yoghurt on it instead" (dev52)
+_PUT = re.compile(r"\b(?:put|stick|pop|add|chuck|bung)\b", re.I)
 _THING_NAMED = re.compile(r"\b(?:the|my|our)\s+(?:[a-z]+\s+)?[a-z]+\b", re.I)
 
 
@@ -140,6 +141,8 @@ def _it_named(part: str, before: list[str]) -> str:
     """``part`` with a closing "off it" said of the thing the part before it names ("take coffee
     filters off the shopping list"), for reading it alone; else ``part``."""
     m = _OFF_IT.search(part)
+    if m and m.group(1).lower() == "on" and not _PUT.search(part[:m.start()]):
+        m = None  # "keep an eye on it": "it" is watched, not a list things go on
     things = _THING_NAMED.findall(before[-1]) if m and before else []
     return part[:m.start()] + f"{m.group(1)} {things[-1]}" if things else part
 
