@@ -873,3 +873,12 @@ def test_dev52_a_light_switched_against_the_request_is_switched_as_said_and_the_
                                                          ("start_timer", False)], r.calls
     assert r.calls[1].arguments["on"] is False and not home.timers and not any(home.lights.values())
     assert r.reply.startswith("All the lights are off."), r.reply
+
+
+def test_dev52_a_name_put_on_is_the_players_beside_a_device():
+    from edgevox.agents.slm.grounding import grounded_by_a_piece
+
+    play, adder = TOOLS["play_music"], TOOLS["add_to_shopping_list"]
+    assert grounded_by_a_piece("Boil the kettle and put some Nina Simone on.", play, {"query": "nina Simone"}, ALL)
+    assert not grounded_by_a_piece("Book a table at Dishoom for Friday, and put it in my calendar.", adder,
+                                   {"item": "Dishoom"}, ALL)

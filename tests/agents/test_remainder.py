@@ -551,3 +551,12 @@ def test_dev52_a_thing_put_on_it_is_put_on_the_thing_named_before():
     assert _it_named("put Greek yoghurt on it instead", ["Take butter off the shopping list"]) == (
         "put Greek yoghurt on the shopping list")
     assert _it_named("keep an eye on it", ["what's the heating set to"]) == "keep an eye on it"
+
+
+def test_dev52_a_part_grounding_says_is_another_service_is_not_asked_for(embedder):
+    # "Set an alarm for 6:30 and turn all the lights off.": after the lights, the alarm's part was
+    # asked of the timer and a six-hour timer ran
+    be, agent, home = _home([call("set_light", room="all", on=False)], embedder)
+    home.lights["kitchen"] = True
+    r = agent.run("Set an alarm for 6:30 and turn all the lights off.")
+    assert [c.name for c in r.calls] == ["set_light"] and len(be.requests) == 1 and not home.timers, r.calls

@@ -860,7 +860,23 @@ def grounded_by_a_piece(request: str, tool: Any, arguments: Mapping[str, Any], t
         return True
 
     own = tool_words(tool) - _parts_of_values(tool, request)
-    return any(content_words(p) & own and why_not(p, tool, arguments, tools) is None and says_it(p) for p in pieces)
+    required = set((tool.parameters or {}).get("required") or ())
+    names = [v for k, v in arguments.items() if k in required and isinstance(v, str) and _named(v, request)]
+
+    def names_it(piece: str) -> bool:  # the tool's thing, or a name the call holds, put on ("put some Nina Simone on", dev52)
+        return bool(content_words(piece) & own) or (bool(_PUT_ON.search(piece.lower())) and any(v.lower() in piece.lower() for v in names))
+
+    return any(names_it(p) and why_not(p, tool, arguments, tools) is None and says_it(p) for p in pieces)
+
+
+#: a thing put on ("put some Nina Simone on", "stick on some Motown"): started, as a record is
+_PUT_ON = re.compile(r"\b(?:put|stick|pop|whack|bung|chuck|throw)\b(?:\s+on\b|.*\bon\W*$)")
+
+
+def _named(value: str, request: str) -> bool:
+    """Is ``value`` said in ``request`` as a name, each word with a capital ("Nina Simone")?"""
+    words = value.split()
+    return bool(words) and all(re.search(rf"\b{re.escape(w[:1].upper() + w[1:])}\b", request) for w in words)
 
 
 def _called_before(ctx: TurnContext, name: str) -> bool:

@@ -212,12 +212,20 @@ class Remainder(Hook):
                      else (name, other) if other and other not in called else ())
             if self.readers_only:
                 names = tuple(n for n in names if not may_act(ctx.registry.get(n)))
-            names = tuple(n for n in names if not self._undoes(ctx, n, called, part))
+            names = tuple(n for n in names if not self._undoes(ctx, n, called, part) and not self._not_its(ctx, part, n))
             if not names or len(part.split()) > MAX_PART_WORDS or _unserved(part, ctx.registry, names) or (
                     asks(ctx.text, part) and any(changes_things(ctx.registry.get(n)) for n in names)):
                 continue
             return names, part
         return None if self.readers_only else self._verb_piece(ctx, called) or self._another(ctx, list(done), seen)
+
+    @staticmethod
+    def _not_its(ctx: TurnContext, part: str, name: str) -> bool:
+        """Does grounding say the part is not the tool's: a device no tool serves or another
+        service ("Set an alarm for 6:30 and turn all the lights off.", dev52: after the lights, the
+        alarm's part was asked of the timer, and a six-hour timer ran)?"""
+        tool = ctx.registry.get(name)
+        return tool is not None and why_not(part, tool, {}, list(ctx.registry)) in ("unrelated", "device")
 
     def _opens_on_a_verb(self, ctx: TurnContext, part: str, rel: Any, called: set[str]) -> str | None:
         """The unused tool whose name opens on the verb the part opens on, the only tool that does
@@ -248,6 +256,7 @@ class Remainder(Hook):
             if (name is None or name in called or rel.margin < self.call_above
                     or not (self._says_verb(piece, name) or terse_order(piece.lower()) or (reads and asks(ctx.text, piece)))
                     or is_remark(piece) or (asks(ctx.text, piece) and not reads) or unserved_devices(piece, list(ctx.registry))
+                    or self._not_its(ctx, piece, name)
                     or self._undoes(ctx, name, called, piece)):
                 continue
             return (name,), piece
