@@ -389,6 +389,14 @@ _CLOCK_TIME = re.compile(r"\bat\s+(?:half|quarter)\s+(?:past|to\s+)?[a-z0-9]+|\b
                          r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+(?:noon|midnight|dawn)\b", re.IGNORECASE)
 
 
+def asks_elsewhere(request: str, tool: Any) -> bool:
+    """Does ``request`` ask for a service the tool is not (``asks_another_service``), or, of a
+    tool that takes a length, for a time of day ("Set an alarm for six tomorrow morning.": an
+    alarm, not a timer)?"""
+    return asks_another_service(request, tool) or bool(
+        _time_params_of(tool) and _CLOCK_TIME.search(request) and not _LENGTH.search(request))
+
+
 def _time_key(key: str) -> bool:
     """Is ``key`` a parameter of a length in a time unit (``hours``, ``minutes``, ``seconds``)?"""
     return key.lower().rstrip("s") in SECONDS
@@ -533,14 +541,12 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
         return "device"  # "Heat the oven to 220." / "Heat the hot tub ...": the oven is what is heated, not the house
     if changes_things(tool) and _device_compound(request, tools, tool):
         return "device"  # "TV volume to 20." (dev42): the TV's volume, not the speakers'
-    if asks_another_service(request, tool):
-        return "unrelated"  # "Remind me to take the bins out." -> the shopping list
+    if asks_elsewhere(request, tool):
+        return "unrelated"  # "Remind me to take the bins out." -> the shopping list; an alarm -> a timer
     if _HOW_ARE_YOU.search(request) and not said & target:
         return "unrelated"  # "Morning! How are we today?" asks after the speaker, not the date
     if (m := _TOPIC.search(request)) and stem(m.group(1)) not in tool_words(tool):
         return "unrelated"  # "Do you know any jokes about the weather?": the weather is a joke's topic
-    if _time_params_of(tool) and _CLOCK_TIME.search(request) and not _LENGTH.search(request):
-        return "unrelated"  # "Set an alarm for six tomorrow morning.": a time of day, not a length
     if changes_things(tool) and (tells_not_asks(request) or asks_nothing(request)):
         return "remark"  # "we ran the heating all winter and the bill was shocking" (dev30); "I already switched it off" (dev44)
     if not changes_things(tool) and asks_of_the_past(request):

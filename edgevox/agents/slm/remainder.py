@@ -36,6 +36,7 @@ from typing import Any
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import JOIN, spoken_numbers
 from edgevox.agents.slm.grounding import (
+    asks_elsewhere,
     is_question,
     same_device,
     unserved_devices,
@@ -221,11 +222,11 @@ class Remainder(Hook):
 
     @staticmethod
     def _not_its(ctx: TurnContext, part: str, name: str) -> bool:
-        """Does grounding say the part is not the tool's: a device no tool serves or another
-        service ("Set an alarm for 6:30 and turn all the lights off.", dev52: after the lights, the
-        alarm's part was asked of the timer, and a six-hour timer ran)?"""
+        """Does the part ask for a service the tool is not ("Set an alarm for 6:30 and turn all
+        the lights off.", dev52: after the lights, the alarm's part was asked of the timer, and a
+        six-hour timer ran)?"""
         tool = ctx.registry.get(name)
-        return tool is not None and why_not(part, tool, {}, list(ctx.registry)) in ("unrelated", "device")
+        return tool is not None and asks_elsewhere(part, tool)
 
     def _opens_on_a_verb(self, ctx: TurnContext, part: str, rel: Any, called: set[str]) -> str | None:
         """The unused tool whose name opens on the verb the part opens on, the only tool that does
