@@ -212,6 +212,8 @@ def is_question(text: str) -> bool:
 #: the words that may open a sentence said after another before what it orders ("Oh and put the
 #: hall light on.", "And, like, play some Afrobeats.", dev32)
 _OPENS_AFTER = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually|anyway|anyhow)\W+)*")
+
+
 #: a want that is to know: "how much time is on the timer? I want to know if I can hop in the
 #: shower" (dev30) asks twice
 _WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s+)?(?:know|find\s+out|check|see|hear\s+if)\b")
@@ -220,7 +222,6 @@ _WANTS_TO_KNOW = re.compile(r"\b(?:want|wanna|need|like|wanted|trying)\s+(?:to\s
 def _orders(sentence: str) -> bool:
     low = _OPENS_AFTER.sub("", sentence.lower())
     return not is_question(sentence) and bool(ORDERS_PIECE.match(low) or terse_order(low)) and not _WANTS_TO_KNOW.search(low)
-
 
 
 #: a comma before a question ("Pause this a sec, what's the temperature out in Dublin?", dev50)
@@ -615,9 +616,9 @@ _READY = re.compile(r"\b([a-z]+)(?:'s|\s+is|\s+are|'re)\s+(?:(?:nearly|almost|ju
 def _what_someone_does(request: str, arguments: Mapping[str, Any], *, ready: bool = True) -> bool:
     """Does every word-string argument of the call come from what the request says someone is
     doing or what is on now ("this is my jam"), or, with ``ready``, says is ready, with nothing
-    ordered to play besides? A statement,
-    not a request for it. A thing ready is why its timer is cancelled ("kill the timer, the rice
-    is done already", dev24): not ``ready`` for a tool that undoes another."""
+    ordered to play besides? A statement, not a request for it. A thing ready is why its timer
+    is cancelled ("kill the timer, the rice is done already", dev24): not ``ready`` for a tool
+    that undoes another."""
     low = request.lower().replace("’", "'")
     doing = {w for m in _DOING.finditer(low) for w in WORD.findall(m.group(1))}
     doing |= {w for m in _ON_NOW.finditer(low) for w in WORD.findall(m.group(0))}
@@ -841,10 +842,11 @@ def grounded_by_a_piece(request: str, tool: Any, arguments: Mapping[str, Any], t
     """Is the call, blocked by the line as a whole, the whole of one of its pieces (cut at joins)?
     "Lock the back door and switch the garage light off." (dev50): the lock is no tool's, the
     light is; "Read me the news headlines then play some Miles Davis." The piece must name the
-    tool's own thing ("Book a table at Dishoom for Friday, and put it in my calendar.", dev52,
-    grounds no list), ground the call alone and say what it holds: each place and text it names, its switch ("off" for
-    ``False``; "on" or a number it sets for ``True``) -- "Turn the TV off and set the living room
-    lights to 10" does not switch the living room light off."""
+    tool's own thing, or a name the call holds that it puts on ("Boil the kettle and put some Nina
+    Simone on.", dev52; "Book a table at Dishoom for Friday, and put it in my calendar." grounds no
+    list), ground the call alone and say what it holds: each place and text it names, its switch
+    ("off" for ``False``; "on" or a number it sets for ``True``) -- "Turn the TV off and set the
+    living room lights to 10" does not switch the living room light off."""
     pieces = _pieces(request)
     if len(pieces) < 2:
         return False
@@ -869,8 +871,9 @@ def grounded_by_a_piece(request: str, tool: Any, arguments: Mapping[str, Any], t
     required = set((tool.parameters or {}).get("required") or ())
     names = [v for k, v in arguments.items() if k in required and isinstance(v, str) and _named(v, request)]
 
-    def names_it(piece: str) -> bool:  # the tool's thing, or a name the call holds, put on ("put some Nina Simone on", dev52)
-        return bool(content_words(piece) & own) or (bool(_PUT_ON.search(piece.lower())) and any(v.lower() in piece.lower() for v in names))
+    def names_it(piece: str) -> bool:
+        low = piece.lower()
+        return bool(content_words(piece) & own) or (bool(_PUT_ON.search(low)) and any(v.lower() in low for v in names))
 
     return any(names_it(p) and why_not(p, tool, arguments, tools) is None and says_it(p) for p in pieces)
 

@@ -133,7 +133,8 @@ def orders_nothing(ctx: TurnContext, piece: str) -> bool:
 
 #: a part that ends on a thing named before ("... and take coffee filters off it", dev44: the
 #: removal, read alone, was nearest the list's adding, already called), and the thing it names
-_OFF_IT = re.compile(r"\b(off|from|onto|to|on)\s+it(?:\s+(?:instead|too|as\s+well|please))?\W*$", re.I)  # "... put Greek yoghurt on it instead" (dev52)
+#: ("... and put Greek yoghurt on it instead", dev52: "on it" only after a verb that puts things on)
+_OFF_IT = re.compile(r"\b(off|from|onto|to|on)\s+it(?:\s+(?:instead|too|as\s+well|please))?\W*$", re.I)
 _PUT = re.compile(r"\b(?:put|stick|pop|add|chuck|bung)\b", re.I)
 _THING_NAMED = re.compile(r"\b(?:the|my|our)\s+(?:[a-z]+\s+)?[a-z]+\b", re.I)
 
