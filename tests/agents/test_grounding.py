@@ -882,3 +882,11 @@ def test_dev52_a_name_put_on_is_the_players_beside_a_device():
     assert grounded_by_a_piece("Boil the kettle and put some Nina Simone on.", play, {"query": "nina Simone"}, ALL)
     assert not grounded_by_a_piece("Book a table at Dishoom for Friday, and put it in my calendar.", adder,
                                    {"item": "Dishoom"}, ALL)
+
+
+def test_a_number_from_the_other_part_is_dropped_and_the_call_stands():
+    # session 33's numbers taken from another part had blocked the light of "set a twenty minute
+    # timer and uh turn off the bedroom light" (its brightness 20 was the timer's)
+    light = TOOLS["set_light"]
+    assert without_the_other_parts_words("set a twenty minute timer and uh turn off the bedroom light", light,
+                                         {"room": "bedroom", "on": False, "brightness": 20}, ALL) == {"room": "bedroom", "on": False}

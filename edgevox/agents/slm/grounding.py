@@ -677,6 +677,9 @@ def without_the_other_parts_words(request: str, tool: Any, arguments: Mapping[st
     if not taken or taken & required:
         return None
     kept = {k: v for k, v in arguments.items() if k not in taken}
+    if all(is_number(arguments[k]) and not isinstance(arguments[k], bool) for k in taken):
+        return kept  # a number from the other part ("set a twenty minute timer and uh turn off the
+        # bedroom light" -> the light at 20 percent): the call without it stands on its own words
     said = said_numbers(request)
     if not any(is_number(v) and v and float(v) in said for v in kept.values()):
         return None
