@@ -253,13 +253,16 @@ class Remainder(Hook):
         for piece in pieces if index is not None else ():
             rel = index.relevance(piece)
             name = rel.best[0]
-            tool = ctx.registry.get(name) if name else None
-            reads = tool is not None and not changes_things(tool) and why_not(piece, tool, {}, list(ctx.registry)) is None
-            if (name is None or name in called or rel.margin < self.call_above
-                    or not (self._says_verb(piece, name) or terse_order(piece.lower()) or (reads and asks(ctx.text, piece)))
-                    or is_remark(piece) or (asks(ctx.text, piece) and not reads) or unserved_devices(piece, list(ctx.registry))
-                    or self._not_its(ctx, piece, name)
-                    or self._undoes(ctx, name, called, piece)):
+            if name is None or name in called or rel.margin < self.call_above:
+                continue
+            tool = ctx.registry.get(name)
+            asked = asks(ctx.text, piece)
+            # a question is done only of a tool that looks things up and can answer it
+            reads = asked and tool is not None and not changes_things(tool) \
+                and why_not(piece, tool, {}, list(ctx.registry)) is None
+            if (not (self._says_verb(piece, name) or terse_order(piece.lower()) or reads)
+                    or is_remark(piece) or (asked and not reads) or unserved_devices(piece, list(ctx.registry))
+                    or self._not_its(ctx, piece, name) or self._undoes(ctx, name, called, piece)):
                 continue
             return (name,), piece
         return None
