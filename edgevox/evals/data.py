@@ -71,7 +71,10 @@ style again, run first at the rules dev47 led to, then tuned on; dev50 and dev51
 that carry more than one thing (two orders, an order and a question, an order and something no
 tool does, an order wrapped in thanks or chatter, two things no tool serves): dev50 tuned on, dev51
 run only before and after, and dev52, the same style again, run first at the rules dev50 led to,
-then tuned on).
+then tuned on; dev53 and dev54 in session 34, orders that must not run now and lines that sound
+negative but do ask (told not to, under a condition, for later, reported; "don't forget to ...",
+"not the kitchen, the bedroom"): dev53 tuned on, dev54 run only before and after, and dev55, the same
+style again, run first at the rules dev53 led to, then tuned on).
 They are never part of dev, test or "all".
 """
 
@@ -88,7 +91,7 @@ NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", 
                "dev19", "dev20", "dev21", "dev22", "dev23",
                "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37", "dev38", "dev39", "dev40", "dev41",
                "dev42", "dev43", "dev44", "dev45", "dev46", "dev47", "dev48", "dev49",
-               "dev50", "dev51", "dev52")
+               "dev50", "dev51", "dev52", "dev53", "dev54", "dev55")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
