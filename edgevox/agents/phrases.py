@@ -30,6 +30,8 @@ class Phrases:
     not_done: str = "Sorry, I didn't do that."  # ... and when no call succeeded
     cannot_read: str = "Sorry, I can't tell the {kind} from here."  # a made-up reading no tool could read
     declined: str = "Okay, I won't."  # the user said no to a call the agent asked about
+    left_alone: str = "Okay, I'll leave it."  # told not to ("Don't add mince, there's two packs in the freezer.")
+    cannot_wait: str = "Sorry, I can't do things later or when something happens. Ask me again then."  # "In forty minutes, ..."
     taken_back: str = "Okay."  # the request took itself back ("Set a timer for... no, forget it.")
     # Runtime notes to the model (one-off, never stored in the session):
     answer_note: str = "Now answer the user in one short sentence, using the tool results above."

@@ -67,6 +67,7 @@ from edgevox.agents.slm.amounts import (
     said_step,
 )
 from edgevox.agents.slm.follow_up import previous_call, retarget, undoing_call
+from edgevox.agents.slm.held_back import WAITS, held_pieces
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.parts import every_sentence
 from edgevox.agents.slm.planned import GROUNDING, PLANNED
@@ -117,6 +118,8 @@ REPLIES = {
     "unrelated": "Sorry, I can't do that.",
     "place": "Sorry, I don't know the {place}.",
     "remark": "Okay.",
+    "held back": "Okay, I'll leave it.",
+    "waits": "Sorry, I can't do things later or when something happens. Ask me again then.",
 }
 #: "in the conservatory", "on my porch": where a request says something is
 _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
@@ -202,6 +205,8 @@ def is_question(text: str) -> bool:
         # "The hall light, can you check it?" ask)
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
+    if words[0] in ("don't", "dont") and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
+        return False  # "Don't forget the oat milk, stick it on the list." (dev53) orders; "Don't you ...?" asks
     if asked and words[0] in IMPERATIVES and _TAG.search(text):
         return False  # an order with a tag
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
@@ -1018,6 +1023,39 @@ def switched_as_said(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
             if said_on or not (is_number(v) and not isinstance(v, bool) and float(v) not in said)}
 
 
+def _says(value: str, piece: str) -> bool:
+    return re.search(rf"\b{re.escape(value)}\b", piece) is not None
+
+
+def held_back_call(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
+    """A ``REPLIES`` key when a call of a tool that changes things is held back (``held_back``):
+    the pieces that name it (its thing, or a value it holds) all hold it back, or a value it
+    holds is said only in a held piece ("Leave the garage light on but turn the hallway one
+    off." -> the garage light, dev53); else None."""
+    pieces = held_pieces(request)
+    if not changes_things(tool) or not any(why for _, why in pieces):
+        return None
+    target = target_words(tool) - UNITS
+    values = {str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, str) and len(v.strip()) > 1}
+
+    def names(piece: str) -> bool:
+        return bool(content_words(piece) & target) or any(_says(v, piece) for v in values)
+
+    held = [why for p, why in pieces if why and names(p)]
+    if not held:
+        return None
+    plain = [p for p, why in pieces if not why]
+    only_held = any(any(_says(v, p) for p, why in pieces if why) and not any(_says(v, p) for p in plain) for v in values)
+
+    def names_another(piece: str) -> bool:
+        return any(content_words(piece) & (target_words(t) - UNITS) for t in tools if t.name != tool.name and not same_device(t, tool))
+
+    # a plain order of no other thing may be the call's ("Don't cancel the laundry timer, start a new one for 45 minutes.")
+    if not only_held and any(names(p) or (ORDERS_PIECE.match(p) and not names_another(p) and held[0] not in WAITS) for p in plain):
+        return None
+    return "waits" if held[0] in WAITS else "held back"
+
+
 def unasked_piece(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str | None:
     """``reason_for`` a call beside the turn's successes, in a line of several pieces, when no
     piece grounds it (``grounded_by_a_piece``); else None."""
@@ -1057,7 +1095,6 @@ class Grounding(Hook):
     safety = True
 
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
-        from edgevox.tools import ToolResult
 
         registry = ctx.registry
         tool = registry.get(call.name)
@@ -1091,6 +1128,8 @@ class Grounding(Hook):
         if not earlier and (ended := ended_instead(ctx.text, registry, tool, call.arguments)):
             ending = dataclasses.replace(call, name=ended[0].name, arguments=ended[1])
             return HookResult.replace(ending, reason=f"{call.name} with a made-up length: {ended[0].name} asked")
+        if held := held_back_call(ctx.text, tool, call.arguments, tools):
+            return self._blocked(ctx, call, held, REPLIES[held])  # "Keep the heating where it is and play some Chopin." (dev53)
         approved.append((tool.name, dict(call.arguments)))
         if ctx.successes() and unasked_after_success(ctx, tool, call.arguments):
             return withdrawn(call, "a tool nothing in the request names, after the turn's calls")
@@ -1116,6 +1155,12 @@ class Grounding(Hook):
             reply = reply.format(device=device) if device != "that" else REPLIES["unrelated"]
         elif reason == "place":
             reply = reply.format(place=unknown_place(ctx.text, tool, call.arguments, tools))
+        return self._blocked(ctx, call, reason, reply)
+
+    def _blocked(self, ctx: TurnContext, call: Any, reason: str, reply: str) -> HookResult:
+        """The call recorded, not run, with an error; its ``after_tool`` ends the turn with ``reply``."""
+        from edgevox.tools import ToolResult
+
         blocked = ToolResult(name=call.name, arguments=call.arguments, ok=False, error=NOTE,
                              error_type="invalid_arguments", call_id=call.id)
         ctx.state(self).setdefault("blocked", {})[id(blocked)] = reply

@@ -38,6 +38,7 @@ from edgevox.agents.slm.grounding import (
     orders_beside_a_question,
     reason_for,
 )
+from edgevox.agents.slm.held_back import HELD_BACK, WAITS
 from edgevox.agents.slm.parts import parts_of
 from edgevox.agents.slm.remarks import asks_nothing, minds_nothing
 from edgevox.agents.slm.vocabulary import (
@@ -344,6 +345,9 @@ class RelevanceGate(Hook):
         if praises_as_is(ctx.text):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="a state praised")
         if why := asks_nothing(ctx.text):  # "I already switched the office light off." (dev44)
+            if why in HELD_BACK:  # "Don't add mince to the list, ..."; "In forty minutes, switch ..." (dev53)
+                return HookResult.end(ctx.agent.phrases.cannot_wait if why in WAITS else ctx.agent.phrases.left_alone,
+                                      reason=why)
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason=why)
         if minds_nothing(ctx.text) and not _after_action(ctx):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="never mind, and why")

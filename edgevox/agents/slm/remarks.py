@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 
 from edgevox.agents.slm.amounts import said_numbers
+from edgevox.agents.slm.held_back import held_pieces
 from edgevox.agents.slm.taken_back import BREAK
 from edgevox.agents.slm.vocabulary import FELT, HOME_PLACES, IMPERATIVES, WORD
 
@@ -395,12 +396,32 @@ def asks_of_the_past(request: str) -> bool:
                 and not _NOW_OR_LATER.search(low))
 
 
+#: a piece that asks something: a question's first word ("..., what time is it?")
+_ASKS_A_QUESTION = re.compile(r"^(?:what|what's|whats|how|how's|when|when's|where|where's|who|who's|which|is|are|will|can|could"
+                              r"|would|do|does|did)\b")
+
+
+def _held_back(request: str) -> str | None:
+    """Why the line asks nothing now (see ``held_back``): a piece holds an order back, and no
+    other piece orders, asks or names a thing to switch ("Don't add mince to the list, there's
+    two packs in the freezer.")."""
+    pieces = held_pieces(request)
+    held = [why for _, why in pieces if why]
+    plain = [re.sub(r"\b(?:just|only|really)\s+", "", p) for p, why in pieces if not why]
+    if not held or any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or _asked(p) or _ASKS_A_QUESTION.match(p)
+                       or _PLAYER_MOVE.match(p) or p.startswith("go ") for p in plain):
+        return None
+    return held[0]
+
+
 def asks_nothing(request: str) -> str | None:
     """Why the line asks for nothing although it names a tool's thing (see the module), or None."""
     low = _low(request)
     pieces = _pieces(low)
     if said_to_someone_else(request):
         return "said to someone else"
+    if why := _held_back(request):
+        return why
     checks = (("done already", lambda: _done(request, low, pieces)), ("planned for later", lambda: _planned(request, low, pieces)),
               ("liked as it is", lambda: _a_piece_alone(_LIKED, low, pieces)), ("thanks", lambda: _thanked(low, pieces)),
               ("left alone", lambda: _a_piece_alone(_LEFT_ALONE, low, pieces)))
