@@ -75,8 +75,10 @@ _DECODER = json.JSONDecoder()
 _FENCE_LINE = re.compile(r"```[A-Za-z0-9_]*")
 
 
-def _json_start(text: str, i: int) -> bool:
-    """Whether ``text[i]`` opens JSON rather than prose (``{"…``, ``{}``, ``[{``, ``["`` …)."""
+def json_opens(text: str, i: int) -> bool:
+    """Whether ``text[i]`` opens JSON rather than prose (``{"…``, ``{}``, ``[{``, ``["`` …).
+    The echo guard's stream hold judges a streamed ``{``/``[`` by the same rule as
+    :func:`split_json`, so what it holds back is what the reply has cut out."""
     rest = text[i + 1:i + 40].lstrip()
     if text[i] == "{":
         return rest[:1] in ('"', "}")
@@ -99,7 +101,7 @@ def split_json(text: str) -> tuple[str, list[Any]]:
             prose.append(s[i:])
             break
         j = min(starts)
-        if not _json_start(s, j):
+        if not json_opens(s, j):
             prose.append(s[i:j + 1])
             i = j + 1
             continue

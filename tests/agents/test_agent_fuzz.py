@@ -64,3 +64,37 @@ def test_a_chat_header_before_a_json_error_is_never_said():
         else:
             r = ag.run("go")
         assert "error_type" not in r.reply and "system" not in r.reply and r.reply.strip()
+
+
+def test_json_after_a_word_is_never_said():
+    """Found by the fuzz above: after "Sure! " the echo guard's JSON hold let the rest
+    stream, so when the guard then ended the turn (one hop, one word of prose left) the
+    reply was the half-written call and the error object plus "Sorry, I don't have an answer
+    for that." The hold now holds from where JSON starts, in any chunking of the stream."""
+    out = 'Sure! {"name": "get_time", "arguments": {"properties": {}}} {"error": "boom", "error_type": "exception"}'
+    for stream in (False, True):
+        for chunk in (1, 3, 200):
+            ag = LLMAgent("f", "", "x", tools=[get_time, get_weather, set_lights, get_stock],
+                          model=ScriptedBackend([out] * 5, chunk=chunk), max_hops=1,
+                          hooks=default_slm_hooks(), tool_timeout=1.0)
+            if stream:
+                s = ag.run_stream("go")
+                spoken = "".join(i for i in s if isinstance(i, str))
+                r = s.result
+                assert "{" not in spoken and "error_type" not in spoken
+            else:
+                r = ag.run("go")
+            assert r.reply == "Sure! Sorry, I don't have an answer for that."
+            assert ag.session.messages[-1]["content"] == r.reply
+
+
+def test_a_sentence_after_held_json_is_still_said():
+    """The hold above keeps everything after the JSON back; once the guard has cut the JSON
+    out, the sentence after it is said (the final reply's remainder)."""
+    out = 'Sure thing friend {"city": "Paris", "temp_c": 21} It is sunny in Paris today.'
+    for chunk in (1, 3, 200):
+        ag = LLMAgent("f", "", "x", tools=[get_time], model=ScriptedBackend([out] * 3, chunk=chunk),
+                      max_hops=1, hooks=default_slm_hooks(), tool_timeout=1.0)
+        s = ag.run_stream("go")
+        spoken = "".join(i for i in s if isinstance(i, str))
+        assert spoken == s.result.reply == "Sure thing friend It is sunny in Paris today."

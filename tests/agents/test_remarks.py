@@ -14,7 +14,7 @@ from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_s
     ("We had the heating on 23 all night.", "done already"),
     ("I put milk on the list yesterday.", "done already"),
     ("That timer went off ages ago.", "done already"),
-    ("Forget the kitchen light, Sam's just switched it off himself.", "done already"),
+    ("Forget the kitchen light, Sam's just switched it off himself.", "told not to"),
     ("I already turned the garage light off when I locked up.", "done already"),
     ("I'll put some jazz on after dinner.", "planned for later"),
     ("My husband's going to turn the heating down when he gets home.", "planned for later"),
@@ -25,8 +25,8 @@ from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_s
     ("The kitchen light's so bright, I actually quite like it.", "liked as it is"),
     ("Cheers for the timer, the banana bread came out perfect.", "thanks"),
     ("Brilliant, thanks, it's warmer already.", "thanks"),  # dev49: praise before the thanks
-    ("Leave the heating where it is.", "left alone"),
-    ("Don't touch the bedroom light, she's asleep.", "left alone"),
+    ("Leave the heating where it is.", "left as it is"),
+    ("Don't touch the bedroom light, she's asleep.", "told not to"),
     ("What was the weather like in Barcelona last week while we were away?", "the weather that was"),
     ("What's the hottest temperature ever recorded?", "the weather that was"),
     # dev46 (session 31), the same style again
@@ -34,7 +34,7 @@ from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_s
     ("Priya, put the Beyonce album on when you've got a sec.", "said to someone else"),
     ("I already turned the office light off before lunch, don't worry.", "done already"),
     ("I'll stick some Coltrane on later once everyone's eaten.", "planned for later"),
-    ("Wait, don't bother with the shopping list, Gran's bringing everything.", "left alone"),
+    ("Wait, don't bother with the shopping list, Gran's bringing everything.", "told not to"),
     ("Hmm, I need a timer for the...", "trails off"),
 ])
 def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):

@@ -7,8 +7,8 @@ the reply. If nothing is left, the first time in a turn the model is asked again
 words; if that fails too (or no hop is left) a short spoken summary of the value is said
 ("Here's what I found: temp c 21, sky sunny.") or, for an error object, a short apology.
 Text spoken next to tool calls is cleaned the same way. In ``run_stream`` a generation that
-starts like JSON or a code fence is held back until it is decided, so a dump is never half
-spoken.
+starts like JSON or a code fence is held back until it is decided, and one that turns to
+JSON after some words is held from the JSON on, so a dump is never half spoken.
 
 The request echo: measured on Qwen2.5-Coder-0.5B under its envelope profile, the hop that
 words a tool's result answered "Turn on the kitchen light." with "Turn on the kitchen
@@ -34,7 +34,7 @@ from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
 from edgevox.agents.slm.false_claim import from_results
 from edgevox.agents.slm.grounding import REPLIES, device_word
 from edgevox.agents.slm.vocabulary import DEVICES
-from edgevox.agents.speech import is_error_payload, split_json, summarise
+from edgevox.agents.speech import is_error_payload, json_opens, split_json, summarise
 
 NOTE = "Do not answer with JSON. Tell the user the answer in one short plain sentence."
 ECHO_NOTE = "Do not repeat the request. Tell the user in one short sentence what the tool results say."
@@ -80,26 +80,45 @@ def _looks_like_call(value: Any) -> bool:
 
 
 class _HoldJson(StreamFilter):
-    """Holds the whole generation back when its first character is ``{``, ``[`` or a backtick."""
+    """Holds the whole generation back when its first character is ``{``, ``[`` or a
+    backtick, and any other from the point where JSON starts (``json_opens``: the rule
+    ``split_json`` cuts by).
+
+    Why the second: the agent says a hop's text as it streams, and what was said is the
+    reply even when ``after_llm`` then ends the turn. Found by the agent fuzz: ``Sure!
+    {"name": "get_time", "arguments": {"properties": {}}} {"error": "boom", ...}`` (no call
+    the parser takes) streamed past a hold that judged only the first character, so with
+    no hop left the reply was the whole dump and then "Sorry, I don't have an answer for
+    that." Held from the ``{`` on, only "Sure!" is said before the guard's own words, and
+    a sentence after the JSON is said once the hook has cut the JSON out.
+    """
 
     def __init__(self) -> None:
         self.buf = ""
         self.state: bool | None = None  # None: undecided, True: pass, False: hold
 
     def feed(self, text: str) -> str:
-        if self.state is True:
-            return text
         if self.state is False:
             return ""
         self.buf += text
-        head = self.buf.lstrip()
-        if not head:
-            return ""
-        self.state = head[0] not in "{[`"
-        if not self.state:
-            return ""
-        out, self.buf = self.buf, ""
-        return out
+        if self.state is None:
+            head = self.buf.lstrip()
+            if not head:
+                return ""
+            self.state = head[0] not in "{[`"
+            if not self.state:
+                return ""
+        i = 0
+        while True:
+            j = min((k for k in (self.buf.find("{", i), self.buf.find("[", i)) if k != -1), default=-1)
+            if j == -1 or not self.buf[j + 1:].strip():  # no opening, or one not yet decided
+                out = self.buf[:len(self.buf) if j == -1 else j].rstrip()  # a space waits for what follows
+                self.buf = self.buf[len(out):]
+                return out
+            if json_opens(self.buf, j):
+                out, self.buf, self.state = self.buf[:j].rstrip(), "", False
+                return out
+            i = j + 1
 
 
 class _HoldRequest(StreamFilter):

@@ -1035,7 +1035,7 @@ def held_back_call(request: str, tool: Any, arguments: Mapping[str, Any], tools:
     pieces = held_pieces(request)
     if not changes_things(tool) or not any(why for _, why in pieces):
         return None
-    target = target_words(tool) - UNITS
+    target = tool_words(tool) - UNITS
     values = {str(v).lower() for v in leaves(dict(arguments)) if isinstance(v, str) and len(v.strip()) > 1}
 
     def names(piece: str) -> bool:
@@ -1048,7 +1048,7 @@ def held_back_call(request: str, tool: Any, arguments: Mapping[str, Any], tools:
     only_held = any(any(_says(v, p) for p, why in pieces if why) and not any(_says(v, p) for p in plain) for v in values)
 
     def names_another(piece: str) -> bool:
-        return any(content_words(piece) & (target_words(t) - UNITS) for t in tools if t.name != tool.name and not same_device(t, tool))
+        return any(content_words(piece) & tool_words(t) for t in tools if t.name != tool.name and not same_device(t, tool))
 
     # a plain order of no other thing may be the call's ("Don't cancel the laundry timer, start a new one for 45 minutes.")
     if not only_held and any(names(p) or (ORDERS_PIECE.match(p) and not names_another(p) and held[0] not in WAITS) for p in plain):

@@ -40,14 +40,15 @@ HELD_BACK = WAITS | {TOLD_NOT, LEFT_AS_IT_IS}
 
 #: words that may open a piece before what it says ("Oh, and please don't ...")
 _OPENING = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|um|uh|er|plus|then|ok|okay|actually|just|but|well|no(?!\s+need)|nah|please"
-                      r"|honestly|seriously)(?:\W+|$))*", re.I)
+                      r"|honestly|seriously|wait|hmm|right|sorry|hang\s+on|hold\s+on)(?:\W+|$))*", re.I)
 #: after "don't": verbs that ask for something ("don't forget to ...", "don't leave it on",
 #: "don't let it burn", "don't keep it so cold"), and the subjects of a question ("Don't you ...?")
 _ASKS_AFTER_DONT = frozenset("forget leave let keep worry mind be you we i they it there".split())
 #: told not to: "don't" and its verb, "no need", "you don't have to", "never mind the ...",
 #: "I don't want a timer" (not "I don't want the light on any more": that asks it off)
 _TOLD_NOT = re.compile(
-    r"^(?:(?:don't|dont|do\s+not|never)\s+(?:(?:go|ever|even|bother|just)\s+)*(?P<verb>[a-z']+)"
+    r"^(?:(?:don't|dont|do\s+not)\s+(?:bother|worry\s+about|touch|change|mess\s+with|fiddle\s+with)\b"
+    r"|(?:don't|dont|do\s+not|never)\s+(?:(?:go|ever|even|just)\s+)*(?P<verb>[a-z']+)"
     r"|(?:there's\s+|there\s+is\s+)?no\s+need\s+(?:to|for)\b"
     r"|you\s+(?:don't|do\s+not|dont)\s+(?:need|have)\s+to\b"
     r"|(?:never\s*mind|forget(?:\s+about)?)\s+(?:the|my|our|about)\b"

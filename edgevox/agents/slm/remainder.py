@@ -37,6 +37,7 @@ from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import JOIN, spoken_numbers
 from edgevox.agents.slm.grounding import (
     asks_elsewhere,
+    held_back_call,
     is_question,
     same_device,
     unserved_devices,
@@ -225,9 +226,10 @@ class Remainder(Hook):
     def _not_its(ctx: TurnContext, part: str, name: str) -> bool:
         """Does the part ask for a service the tool is not ("Set an alarm for 6:30 and turn all
         the lights off.", dev52: after the lights, the alarm's part was asked of the timer, and a
-        six-hour timer ran)?"""
+        six-hour timer ran), or hold the tool's order back ("Don't cancel the rice timer, start a
+        broccoli timer for eight minutes.", dev53: the rice timer's part was asked again)?"""
         tool = ctx.registry.get(name)
-        return tool is not None and asks_elsewhere(part, tool)
+        return tool is not None and (asks_elsewhere(part, tool) or held_back_call(part, tool, {}, list(ctx.registry)) is not None)
 
     def _opens_on_a_verb(self, ctx: TurnContext, part: str, rel: Any, called: set[str]) -> str | None:
         """The unused tool whose name opens on the verb the part opens on, the only tool that does

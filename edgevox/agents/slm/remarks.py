@@ -13,7 +13,8 @@ Qwen2.5-Coder-0.5B:
 * said to someone else in the room: "Tom, can you switch the hallway light off on your way?",
   "Kids, turn that music down!";
 * liked as it is: "I love this Stevie Wonder track, it was our first dance.";
-* left alone: "Leave the heating where it is.", "Don't touch the bedroom light, she's asleep.";
+* left alone: "Leave the heating where it is.", "Don't touch the bedroom light, she's asleep."
+  (``held_back`` judges these since session 34, with orders told not to, under a condition or for later);
 * the weather that was: "What was the weather like in Barcelona last week?" (the weather tool
   tells today's and the forecast).
 
@@ -54,7 +55,8 @@ _ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:you|we|ya)\b|\bplease\b|\b
 #: a piece that tells, by its subject ("the baby's asleep", "it was our first dance"), or only thanks
 _STATEMENT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|we'd|he|he's|she|she's|they|they're|it|it's|its|that|that's"
                         r"|this|there|there's|the|my|our|his|her|their|you|you're|[a-z]+'s|forget"
-                        r"|thanks|thank\s+you|cheers|ta|mate|don't\s+worry|no\s+worries|no\s+rush|no\s+bother)\b")
+                        r"|thanks|thank\s+you|cheers|ta|mate|don't\s+worry|no\s+worries|no\s+rush|no\s+bother"
+                        r"|(?:on|from|with|via|using)\s+(?:the|my|his|her|their|our|a)\s+(?:app|phone|remote|laptop|tablet))\b")
 #: a thing and its new state ("the bedroom light off"), and the verbs that make it a statement
 _STATE_ORDER = re.compile(r"^(?:[a-z']+\s+){1,4}(?:on|off|out|up|down)\W*$")
 _VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been)\b|'(?:s|re|ve|m)\b|ed\b")
@@ -93,6 +95,14 @@ _BEFORE_NOW = re.compile(r"\b(?:already|just|earlier|ago|yesterday|before|last\s
 _PLAN = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to"
                    r"|'m\s+going\s+to|\s+am\s+going\s+to|'s\s+gonna|'m\s+gonna|'re\s+gonna|\s+gonna)\s+(?:probably\s+|just\s+)?"
                    rf"(?:{'|'.join(sorted(IMPERATIVES | {'sort', 'do', 'deal', 'fix', 'change', 'grab', 'buy', 'throw'}))})\b")
+#: a plan told by another ("Jamie said he'd switch the office light off before he leaves.", dev53)
+_TOLD_PLAN = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)\s+(?:said|says|promised|reckons|told\s+me)\s+(?:he|she|they|we|i)"
+                        r"(?:'d|'ll|\s+would|\s+will|'s\s+going\s+to|'re\s+going\s+to)\s+(?:probably\s+|just\s+)?"
+                        rf"(?:{'|'.join(sorted(IMPERATIVES))})\b")
+#: someone doing it now ("My daughter's adding the strawberries to the list from her phone.", dev53)
+_DOING_IT = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)(?:'s|\s+is|'re|\s+are|'m|\s+am)\s+(?:just\s+|already\s+|busy\s+)?"
+                       r"(?:adding|switching|turning|putting|setting|sorting|cancelling|canceling|taking|removing|changing"
+                       r"|starting|stopping|pausing|dimming)\b")
 #: when a plan will be done
 _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bit|minute|while|sec)"
                     r"|this\s+(?:evening|afternoon|weekend)|at\s+the\s+weekend|before\s+(?:bed|dinner|lunch|tea|we))\b")
@@ -119,13 +129,6 @@ _THANKS = re.compile(r"^(?:thanks|thank\s+you|cheers|ta)(?:\s+(?:so\s+much|a\s+l
 #: liked as it is ("I love this Stevie Wonder track", "I actually quite like it")
 _LIKED = re.compile(r"^i\s+(?:(?:really|just|absolutely|actually|quite|do|so|totally)\s+)*(?:love|like|adore|enjoy)\s+"
                     r"(?:it|that|this|them|(?:this|that|the)\s+(?:[a-z']+\s+){0,3}?(?:song|track|tune|one|album|playlist|band|record))\W*$")
-
-#: left as it is ("Leave the heating where it is.", "Don't touch the bedroom light")
-_LEFT_ALONE = re.compile(
-    r"^(?:just\s+|please\s+)*(?:leave|keep)\s+(?:the|my|our|that|this|it|them)\b[^,.!?]*?"
-    r"\b(?:where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are)|alone|be)\W*$"
-    r"|^(?:please\s+)?(?:don't|do\s+not|dont)\s+(?:touch|change|bother\s+with|mess\s+with|fiddle\s+with|worry\s+about)\b"
-    r"|^no\s+need\s+(?:for|to)\b")
 
 #: the weather that was: the weather tool tells now and the forecast
 _WEATHER_WORDS = re.compile(r"\b(?:weather|temperature|rain|rained|raining|snow|snowed|sunny|hot|cold|warm|windy)\b")
@@ -213,6 +216,17 @@ def _planned(request: str, low: str, pieces: list[str]) -> bool:
         if re.fullmatch(_PEOPLE, m["who"]) is None and not _a_name(request, m["who"]):
             continue
         if _no_other_order(pieces, piece) and not _asked(low):
+            return True
+    return False
+
+
+def _someone_does_it(request: str, low: str, pieces: list[str]) -> bool:
+    """A piece tells what someone else will do or is doing now ("Jamie said he'd ...", "My
+    daughter's adding ... from her phone")."""
+    for piece in pieces:
+        m = _TOLD_PLAN.match(piece) or _DOING_IT.match(piece)
+        if m and (re.fullmatch(_PEOPLE, m["who"]) is not None or _a_name(request, m["who"])) \
+                and _no_other_order(pieces, piece) and not _asked(low):
             return True
     return False
 
@@ -407,7 +421,7 @@ def _held_back(request: str) -> str | None:
     two packs in the freezer.")."""
     pieces = held_pieces(request)
     held = [why for _, why in pieces if why]
-    plain = [re.sub(r"\b(?:just|only|really)\s+", "", p) for p, why in pieces if not why]
+    plain = [re.sub(r"\bjust\s+", "", p) for p, why in pieces if not why]
     if not held or any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or _asked(p) or _ASKS_A_QUESTION.match(p)
                        or _PLAYER_MOVE.match(p) or p.startswith("go ") for p in plain):
         return None
@@ -423,8 +437,8 @@ def asks_nothing(request: str) -> str | None:
     if why := _held_back(request):
         return why
     checks = (("done already", lambda: _done(request, low, pieces)), ("planned for later", lambda: _planned(request, low, pieces)),
-              ("liked as it is", lambda: _a_piece_alone(_LIKED, low, pieces)), ("thanks", lambda: _thanked(low, pieces)),
-              ("left alone", lambda: _a_piece_alone(_LEFT_ALONE, low, pieces)))
+              ("someone else does it", lambda: _someone_does_it(request, low, pieces)),
+              ("liked as it is", lambda: _a_piece_alone(_LIKED, low, pieces)), ("thanks", lambda: _thanked(low, pieces)))
     for why, found in checks:  # in turn, stopping at the first that holds
         if found():
             return why
