@@ -205,8 +205,9 @@ def is_question(text: str) -> bool:
         # "The hall light, can you check it?" ask)
     if words[0] in _DO and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
         return False
-    if words[0] in ("don't", "dont") and not asked and (len(words) < 2 or words[1] not in _SUBJECTS):
-        return False  # "Don't forget the oat milk, stick it on the list." (dev53) orders; "Don't you ...?" asks
+    if words[0] in ("don't", "dont") and len(words) > 1 and words[1] not in _SUBJECTS:
+        return False  # "Don't forget the oat milk, stick it on the list." (dev53), "Don't pause it, but could you go to
+        # the next song?" (dev55) order; "Don't you ...?" asks
     if asked and words[0] in IMPERATIVES and _TAG.search(text):
         return False  # an order with a tag
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
@@ -1002,6 +1003,10 @@ def withdrawn(call: Any, why: str) -> HookResult:
                                          error_type="withdrawn", call_id=call.id), reason=f"{call.name} {why}")
 
 
+#: on no longer wanted: "I don't want the kitchen light on any more, we've finished eating." (dev55: switched on)
+_UNWANTED_ON = re.compile(r"\b(?:don't|do\s+not|dont)\s+(?:want|need)\b[^,.]*\bon\s+(?:any\s*more|now)\b")
+
+
 def switched_as_said(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The call switched off, without the numbers its pieces never say, when it switches on and
     the pieces that name the tool's thing say "off" and never "on" ("Set an alarm for 6:30 and
@@ -1014,7 +1019,7 @@ def switched_as_said(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
     words = set(WORD.findall(request.lower()))
     if ("on" in words) == ("off" in words):
         return None
-    said_on = "on" in words
+    said_on = "on" in words and not _UNWANTED_ON.search(request.lower())
     switches = [k for k, v in arguments.items() if isinstance(v, bool) and v != said_on]
     if len(switches) != 1 or sum(isinstance(v, bool) for v in arguments.values()) != 1:
         return None

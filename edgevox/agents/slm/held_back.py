@@ -50,13 +50,15 @@ _TOLD_NOT = re.compile(
     r"^(?:(?:don't|dont|do\s+not)\s+(?:bother|worry\s+about|touch|change|mess\s+with|fiddle\s+with)\b"
     r"|(?:don't|dont|do\s+not|never)\s+(?:(?:go|ever|even|just)\s+)*(?P<verb>[a-z']+)"
     r"|(?:there's\s+|there\s+is\s+)?no\s+need\s+(?:to|for)\b"
-    r"|you\s+(?:don't|do\s+not|dont)\s+(?:need|have)\s+to\b"
+    r"|you\s+(?:don't|do\s+not|dont)\s+(?:need|have)\s+to\b|you\s+(?:needn't|need\s+not)\b"
+    # a contrast's other side ("Switch the office light off, not the hallway one", dev55)
+    r"|not\s+(?:the|that|this|my|our|a|an|any|too|so)\b"
     r"|(?:never\s*mind|forget(?:\s+about)?)\s+(?:the|my|our|about)\b"
     r"|i\s+(?:don't|do\s+not|dont)\s+(?:want|need)\s+(?:a|an|any|the)\b(?!.*\b(?:any\s*more|now)\b))")
 #: left as it is: "Leave the bathroom light as it is", "Keep the heating where it is", "Leave the
 #: garage light on" (not "Keep it at 20": that sets it)
 _LEFT = re.compile(r"^(?:leave|keep)\s+(?:the|my|our|that|this|it|them)\b[^,.!?]*?"
-                   r"\b(?:where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are)|alone|be|on|going|running|playing)$")
+                   r"\b(?:(?:where|as|the\s+way|like)\s+(?:it|they)\s+(?:is|are)|like\s+that|alone|be|on|off|going|running|playing)$")
 #: manners, not a condition: "if you could", "when you get a moment", "if that's ok", "once more"
 _NOT_A_CONDITION = (r"(?!you\b|you're\b|you've\b|possible\b|poss\b|that's\b|that\b|this\b|it's\s+(?:ok|okay|alright|no\s+bother)\b"
                     r"|it(?:'s|\s+is)(?:\s+not|n't)\s+too\b|it\s+isn't\s+too\b"
@@ -69,7 +71,9 @@ _CONDITION = re.compile(rf"^(?:if|whenever|once|unless|in\s+case|as\s+soon\s+as|
 _NUMBER = r"(?:\d+|a|an|half\s+an|a\s+couple\s+of|a\s+few|[a-z]+(?:[\s-][a-z]+)?)"
 _CLOCK = (r"(?:midnight|noon|midday|half\s+(?:past\s+)?[a-z0-9]+|quarter\s+(?:past|to)\s+[a-z0-9]+|\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?"
           r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s+(?:o'clock|am|pm|thirty|fifteen|forty[\s-]five))?)")
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _LATER_OPENING = re.compile(rf"^(?:later|tomorrow|tonight\s+(?:before|after|at)|this\s+(?:evening|afternoon)\s+at"
+                            rf"|(?:next|on|this\s+coming)\s+(?:{_DAY}|week|weekend)|{_DAY}\s+(?:morning|afternoon|evening|night)"
                             rf"|in\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|hrs?)|at\s+{_CLOCK})\b")
 #: a time to come said after the order ("... in ten minutes", "... at 7pm", "... tomorrow",
 #: "... when I get home", "... once the kids are asleep"); not "for when" ("a timer for when the
@@ -108,7 +112,7 @@ def _told_not(piece: str) -> bool:
 def _later(pieces: list[str]) -> str | None:
     """Why a sentence's order waits: a piece of the sentence is a condition or opens on a time to
     come, or the order itself says one ("Turn the lights off in ten minutes"); or None."""
-    orders = [p for p in pieces if _ORDER.match(p.lower())]
+    orders = [p for p in pieces if _ORDER.match(p.lower()) or _ORDER.match(_LATER_OPENING.sub("", p.lower()).strip())]
     if not orders:
         return None
     if any(_CONDITION.match(p.lower()) for p in pieces):
@@ -123,9 +127,22 @@ def _later(pieces: list[str]) -> str | None:
     return None
 
 
+def unheld(request: str) -> str:
+    """The request without its held-back pieces, as it was written ("Don't go back, go forward
+    a track." -> "go forward a track"), or the request itself when nothing is held back or all
+    of it is."""
+    pieces = _held(request)
+    kept = [p for p, why in pieces if not why]
+    return request if len(kept) in (0, len(pieces)) else ", ".join(kept)
+
+
 def held_pieces(request: str) -> list[tuple[str, str | None]]:
     """The line's pieces, each with why it is held back ("told not to", "left as it is",
     "under a condition", "for later") or None when it is said plainly."""
+    return [(p.lower(), why) for p, why in _held(request)]
+
+
+def _held(request: str) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = []
     for sentence in _sentences(request):
         # the conditions' capitalised names ("If Liam isn't home") are read before lower-casing
@@ -135,10 +152,6 @@ def held_pieces(request: str) -> list[tuple[str, str | None]]:
         for piece in pieces:
             low = piece.lower()
             why = waits or (TOLD_NOT if _told_not(low) else LEFT_AS_IT_IS if _LEFT.match(low) else None)
-            out.append((low, why))
+            out.append((piece, why))
     return out
 
-
-def holds_back(request: str) -> bool:
-    """Does any piece of the line hold an order back?"""
-    return any(why for _, why in held_pieces(request))

@@ -160,9 +160,13 @@ def _no_other_order(pieces: list[str], own: str) -> bool:
     return all(p == own or (_STATEMENT.match(p) and not ORDERS_PIECE.match(p) and not _switched(p)) for p in pieces)
 
 
+#: a subject before the verb tells ("he comes down", dev55), not orders
+_SUBJECT_FIRST = re.compile(r"^(?:he|she|they|we|i|you)\s+[a-z]+s?\b")
+
+
 def _switched(piece: str) -> bool:
     """A thing and its new state, with no verb ("the bedroom light off"): an order."""
-    return bool(_STATE_ORDER.match(piece)) and not _VERB.search(piece)
+    return bool(_STATE_ORDER.match(piece)) and not _VERB.search(piece) and not _SUBJECT_FIRST.match(piece)
 
 
 def _capitalised(request: str, word: str) -> bool:
@@ -420,6 +424,8 @@ def _held_back(request: str) -> str | None:
     other piece orders, asks or names a thing to switch ("Don't add mince to the list, there's
     two packs in the freezer.")."""
     pieces = held_pieces(request)
+    if any(why and p.startswith("not ") for p, why in pieces):
+        return None  # a contrast names what is wanted ("Not this one, um, the next song.", dev47) or complains
     held = [why for _, why in pieces if why]
     plain = [re.sub(r"\bjust\s+", "", p) for p, why in pieces if not why]
     if not held or any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or _asked(p) or _ASKS_A_QUESTION.match(p)

@@ -59,6 +59,7 @@ from edgevox.agents.slm.amounts import (
 )
 from edgevox.agents.slm.follow_up import GLUE, previous_call
 from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
+from edgevox.agents.slm.held_back import unheld
 from edgevox.agents.slm.labels import name_param
 from edgevox.agents.slm.remarks import asks_nothing
 from edgevox.agents.slm.taken_back import without_taken_back
@@ -712,6 +713,7 @@ def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | Non
     """(tool, arguments) the request wants (see the module docstring), or None."""
     if asks_nothing(request):
         return None  # "Kids, turn that music down!" (dev44): said to someone else
+    request = unheld(request)  # "Don't go back, go forward a track." (dev55): the player's back was planned
     if bought := list_call(request, registry):
         return bought
     if player := transport_plan(request, registry) or stop_it_call(request, registry, previous):
