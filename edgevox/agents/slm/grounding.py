@@ -817,6 +817,8 @@ def reason_for(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str
     tools = list(ctx.registry)
     if tool.name in ctx.state(Grounding.name).get(PLANNED, ()):
         return None  # the call a hook made from the request's own words
+    if held_back_call(ctx.text, tool, arguments, tools) and orders_plainly(ctx.text):
+        return "unrelated"  # "Keep the heating where it is and play some Chopin." (dev53): not the thermostat
     if ctx.state(Grounding.name).get(VERDICT):
         return ctx.state(Grounding.name)[VERDICT]  # the relevance gate's, by meaning
     if retarget(ctx.text, tool, {}) is not None and is_question(previous_request(ctx)) \
@@ -1061,6 +1063,11 @@ def held_back_call(request: str, tool: Any, arguments: Mapping[str, Any], tools:
     return "waits" if held[0] in WAITS else "held back"
 
 
+def orders_plainly(request: str) -> bool:
+    """Does a piece the line does not hold back order something ("play some Chopin")?"""
+    return any(not why and (ORDERS_PIECE.match(p) or terse_order(p)) for p, why in held_pieces(request))
+
+
 def unasked_piece(ctx: TurnContext, tool: Any, arguments: Mapping[str, Any]) -> str | None:
     """``reason_for`` a call beside the turn's successes, in a line of several pieces, when no
     piece grounds it (``grounded_by_a_piece``); else None."""
@@ -1134,7 +1141,9 @@ class Grounding(Hook):
             ending = dataclasses.replace(call, name=ended[0].name, arguments=ended[1])
             return HookResult.replace(ending, reason=f"{call.name} with a made-up length: {ended[0].name} asked")
         if held := held_back_call(ctx.text, tool, call.arguments, tools):
-            return self._blocked(ctx, call, held, REPLIES[held])  # "Keep the heating where it is and play some Chopin." (dev53)
+            # (with a piece said plainly, ``reason_for`` calls it unrelated: the relevance gate may
+            # send the turn on to the tool that piece is nearest, and the block then ends nothing)
+            return self._blocked(ctx, call, held, REPLIES[held])
         approved.append((tool.name, dict(call.arguments)))
         if ctx.successes() and unasked_after_success(ctx, tool, call.arguments):
             return withdrawn(call, "a tool nothing in the request names, after the turn's calls")

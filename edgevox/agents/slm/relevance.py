@@ -38,7 +38,7 @@ from edgevox.agents.slm.grounding import (
     orders_beside_a_question,
     reason_for,
 )
-from edgevox.agents.slm.held_back import HELD_BACK, WAITS
+from edgevox.agents.slm.held_back import HELD_BACK, WAITS, unheld
 from edgevox.agents.slm.parts import parts_of
 from edgevox.agents.slm.remarks import asks_nothing, minds_nothing
 from edgevox.agents.slm.vocabulary import (
@@ -285,7 +285,8 @@ class RelevanceGate(Hook):
             return None  # not embedded at all unless a caller asks for it after an action
         if "relevance" not in st:
             index = self.index(ctx.registry) if len(ctx.registry) else None
-            st["relevance"] = None if index is None else index.relevance(heard_words(ctx.text, ctx.registry))
+            # judged without what the line holds back ("Never mind the thermostat, what time is it?", dev53)
+            st["relevance"] = None if index is None else index.relevance(unheld(heard_words(ctx.text, ctx.registry)))
         return st["relevance"]
 
     def _unreported(self, ctx: TurnContext, rel: Relevance) -> bool:
@@ -333,7 +334,7 @@ class RelevanceGate(Hook):
             st["redirected"] = True
             # the request again, last: the model then takes the arguments from it, not from
             # the demonstrations (measured: "a forty five minute timer" -> the demo's 1 h 5 s)
-            note = REDIRECT_NOTE.format(tool=st["redirect"], request=ctx.text)
+            note = REDIRECT_NOTE.format(tool=st["redirect"], request=unheld(ctx.text))  # not what it holds back
             return HookResult.replace(dataclasses.replace(request, strategy=("single", st["redirect"]),
                                                           notes=[note]),
                                       reason=f"redirected to {st['redirect']}", counted=False)
