@@ -82,10 +82,15 @@ _LATER_AFTER = re.compile(rf"\bin\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|hrs?)(?
                           rf"|\bat\s+(?:midnight|noon|midday|\d{{1,2}}(?::\d\d)?\s*(?:am|pm|o'clock)|[a-z]+\s+o'clock)\b"
                           rf"|(?<!\bfor\s)\b(?:when|whenever|once|as\s+soon\s+as|after|unless|if)\s+{_NOT_A_CONDITION}"
                           r"(?:(?i:the|it|i|i'm|i've|we|we're|he|she|they|my|our|anyone|someone|somebody|everyone)|[A-Z][a-z]+)\b")
+#: verbs that fetch a reading ("Give me the UV index for Tokyo for tomorrow", BFCL multiple_64): not changes
+_FETCHES = frozenset({"give", "get", "bring"})
 #: a piece that orders a change: only an order can wait ("Tomorrow's weather for Lyon." reads the
 #: forecast; "Add butter and flour to the list, I'm baking tomorrow." adds them now)
 _ORDER = re.compile(rf"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
-                    rf"(?:{'|'.join(sorted(IMPERATIVES | {'go', 'bump', 'drop', 'dim', 'crank', 'raise', 'lower'}))})\b")
+                    rf"(?:{'|'.join(sorted((IMPERATIVES - _FETCHES) | {'go', 'bump', 'drop', 'dim', 'crank', 'raise', 'lower'}))})\b")
+#: where the text an order writes begins ("add todo with content go to sleep at 9 pm", BFCL
+#: live_simple_57): a time said in it is the text's
+_TEXT_OF_IT = re.compile(r"\b(?:saying|says|content|words|verbatim|titled|called|named|message|note|todo|reminder|text)\b|:|(?<!\w)['\"\u201c]")
 _QUESTION = re.compile(r"^\W*(?:what|what's|whats|how|how's|when's|where|where's|who|who's|which|is|are|will|was|did|does|do\s+you)\b")
 _LENGTH_OF_A_TIMER = re.compile(r"\b(?:timer|countdown|shout|nudge|buzz|wake\s+me|let\s+me\s+know|tell\s+me)\b")
 
@@ -148,7 +153,8 @@ def _held(request: str) -> list[tuple[str, str | None]]:
         # the conditions' capitalised names ("If Liam isn't home") are read before lower-casing
         pieces = _cut(sentence)
         # a question waits for nothing ("What's the weather tomorrow?")
-        waits = None if sentence.rstrip().endswith("?") or _QUESTION.match(sentence.lower()) else _later(pieces)
+        waits = None if sentence.rstrip().endswith("?") or _QUESTION.match(sentence.lower()) \
+            else _later(_cut(_TEXT_OF_IT.split(sentence, maxsplit=1)[0]))
         for piece in pieces:
             low = piece.lower()
             why = waits or (TOLD_NOT if _told_not(low) else LEFT_AS_IT_IS if _LEFT.match(low) else None)

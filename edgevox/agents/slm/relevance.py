@@ -34,6 +34,7 @@ from edgevox.agents.slm.grounding import (
     VERDICT,
     Grounding,
     asks_another_service,
+    held_back_call,
     is_question,
     orders_beside_a_question,
     reason_for,
@@ -420,13 +421,20 @@ class RelevanceGate(Hook):
                 ctx.state(Grounding.name).setdefault(RELATED, set()).add(name)  # "Bring an umbrella?" -> weather
                 return None
         name = rel.best[0]
+        # a call of what the line holds back goes on to the tool its plain piece is nearest, the
+        # same tool too ("Cancel the tea timer, not the one for the cake.", dev55: the cake's timer)
+        held = held_back_call(ctx.text, tool, call.arguments, list(ctx.registry)) is not None
+        if held and (ordered := ordered_tools(unheld(ctx.text), ctx.registry)):
+            verb = WORD.findall(unheld(ctx.text).lower())[:1]  # "Cancel the tea timer": the tool named on the verb
+            opens = [n for n in ordered if verb and n.split("_")[0].lower() == verb[0]]
+            name = opens[0] if len(opens) == 1 else max(ordered, key=lambda n: rel.tools.get(n, -1.0))
         ordered = ordered_tools(ctx.text, ctx.registry)
-        if ordered and call.name not in ordered and name not in ordered:
+        if not held and ordered and call.name not in ordered and name not in ordered:
             # the request names the thing it orders ("Set a timer for ten minutes for the
             # eggs.", dev13: nearest the shopping list's "take the eggs off" by its embedding):
             # the turn goes on to that tool, the nearest of them when several share the thing
             name = max(ordered, key=lambda n: rel.tools.get(n, -1.0))
-        if (redirect_above is None or rel.margin < redirect_above or name in (None, call.name)
+        if (redirect_above is None or rel.margin < redirect_above or name is None or (name == call.name and not held)
                 or ctx.hops_left < 2 or reason_for(ctx, tool, call.arguments) != "unrelated"):
             return None  # grounded, or blocked for a device, a question, a place: not a wrong tool
         if asks_another_service(ctx.text, ctx.registry.get(name), anywhere=True):

@@ -396,6 +396,12 @@ def _a_thing_alone(piece: str) -> bool:
     return bool(_DETERMINED.match(piece)) and not _ANY_VERB.search(piece)
 
 
+def _a_thing_said(piece: str) -> bool:
+    """A thing named with no verb, as a false start says it ("A timer for the pizza... oh, the
+    oven's got its own, don't bother.", dev49)."""
+    return bool(re.match(r"(?:a|an|some|the|my|our)\b", piece)) and not _ANY_VERB.search(piece)
+
+
 def minds_nothing(request: str) -> bool:
     """Does the line open with "never mind" and then only say why ("Oh, forget it, the rice
     cooker beeps on its own.", dev46: a timer cancelled, the weather read), or say it twice
@@ -419,6 +425,9 @@ _ASKS_A_QUESTION = re.compile(r"^(?:what|what's|whats|how|how's|when|when's|wher
                               r"|would|do|does|did)\b")
 
 
+_WHY = re.compile(r"^(?:whatever|because|cos|since|as|so|though|although|even|nobody|no\s+one|everyone)\b")
+
+
 def _held_back(request: str) -> str | None:
     """Why the line asks nothing now (see ``held_back``): a piece holds an order back, and no
     other piece orders, asks or names a thing to switch ("Don't add mince to the list, there's
@@ -428,8 +437,11 @@ def _held_back(request: str) -> str | None:
         return None  # a contrast names what is wanted ("Not this one, um, the next song.", dev47) or complains
     held = [why for _, why in pieces if why]
     plain = [re.sub(r"\bjust\s+", "", p) for p, why in pieces if not why]
-    if not held or any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or _asked(p) or _ASKS_A_QUESTION.match(p)
-                       or _PLAYER_MOVE.match(p) or p.startswith("go ") for p in plain):
+    # every other piece tells (a reason: "there's two packs in the freezer") and orders nothing;
+    # a piece of another kind may be an order in words no list here holds ("Close the project
+    # ..., but don't send out any notifications", BFCL live_multiple_95)
+    if not held or not all((_STATEMENT.match(p) or _WHY.match(p) or _a_thing_said(p))
+                           and not (ORDERS_PIECE.match(p) or _switched(p) or _asked(p) or terse_order(p)) for p in plain):
         return None
     return held[0]
 
