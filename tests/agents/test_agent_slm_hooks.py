@@ -304,6 +304,13 @@ def test_speakable_crafted_markup_stripped_in_reply_and_stream():
     assert ag.hook_stats == {"speakable": 1}
 
 
+def test_an_exception_copied_from_a_tool_error_is_said_as_a_failure():
+    # dev55 (session 34): after the loop guard asked for words the model said the tool's error whole
+    ag, _ = make([call("get_time"), "ValueError: say how long the timer should run"])
+    r = ag.run("time")
+    assert r.reply == "Sorry, that didn't work: say how long the timer should run", r.reply
+
+
 def test_speakable_on_real_outputs():
     assert strip_markup(QWEN_JOKE) == QWEN_JOKE  # clean prose is left alone
     ag, _ = make([call("get_time"), "<tool_call>\n</tool_call>The time is 14:05.</tool_call>"])
