@@ -120,3 +120,15 @@ def test_on_the_real_model_nothing_held_back_runs_and_the_plain_order_does(qwen_
     thermostat = home.thermostat_c
     r = agent.run("Keep the heating where it is and play some Chopin.")  # the heating set to 22, before
     assert home.thermostat_c == thermostat and "chopin" in str(home.media).lower(), (r.calls, r.reply, home.summary())
+
+
+def test_a_claim_on_a_line_that_asks_nothing_is_never_retried_as_a_call():
+    from agent_fakes import ScriptedBackend, call
+
+    from edgevox.agents import LLMAgent, default_slm_hooks
+
+    # dev53: the reply claimed the light off, and the false-claim retry then switched it off
+    be = ScriptedBackend(["I've switched the office light off.", call("set_light", room="office", on=False), "Done."])
+    agent = LLMAgent(tools=Home().tools(), model=be, hooks=default_slm_hooks())
+    r = agent.run("Jamie said he'd switch the office light off before he leaves.")
+    assert not r.calls and r.reply == "Okay.", (r.calls, r.reply)

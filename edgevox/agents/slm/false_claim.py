@@ -43,6 +43,7 @@ from edgevox.agents.slm.claims import (
     unserved_claims,
 )
 from edgevox.agents.slm.grounding import REPLIES, is_question
+from edgevox.agents.slm.remarks import asks_nothing
 from edgevox.agents.speech import summarise
 
 NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an action, call the tool "
@@ -188,6 +189,10 @@ class FalseClaim(Hook):
             asked = is_question(ctx.text)
             said = REPLIES["question"] if asked else REPLIES["device"].format(device=unserved[0])
             return HookResult.end(said, reason="; ".join(reasons))
+        if not ctx.successes() and asks_nothing(ctx.text):
+            # a line that asks nothing is never retried as a call ("Jamie said he'd switch the office
+            # light off before he leaves.", dev53: the reply claimed it, the retry switched it off)
+            return HookResult.end(ctx.agent.phrases.taken_back, reason="; ".join(reasons))
         safe = from_results(ctx)
         if st.get("retried") or ctx.hops_left <= 0:
             return HookResult.end(safe, reason="; ".join(reasons))

@@ -90,7 +90,7 @@ _ORDER = re.compile(rf"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:ple
                     rf"(?:{'|'.join(sorted((IMPERATIVES - _FETCHES) | {'go', 'bump', 'drop', 'dim', 'crank', 'raise', 'lower'}))})\b")
 #: where the text an order writes begins ("add todo with content go to sleep at 9 pm", BFCL
 #: live_simple_57): a time said in it is the text's
-_TEXT_OF_IT = re.compile(r"\b(?:saying|says|content|words|verbatim|titled|called|named|message|note|todo|reminder|text)\b|:|(?<!\w)['\"\u201c]")
+_TEXT_OF_IT = re.compile(r"\b(?:saying|content|verbatim|titled|called|named|message|note|todo|reminder)\b|:|(?<!\w)['\"\u201c]")
 _QUESTION = re.compile(r"^\W*(?:what|what's|whats|how|how's|when's|where|where's|who|who's|which|is|are|will|was|did|does|do\s+you)\b")
 _LENGTH_OF_A_TIMER = re.compile(r"\b(?:timer|countdown|shout|nudge|buzz|wake\s+me|let\s+me\s+know|tell\s+me)\b")
 
