@@ -56,14 +56,19 @@ def test_a_chat_header_before_a_json_error_is_never_said():
     for stream in (False, True):
         ag = LLMAgent("f", "", "x", tools=[get_time], model=ScriptedBackend([out] * 3), max_hops=1,
                       hooks=default_slm_hooks(), tool_timeout=1.0)
-        if stream:
-            s = ag.run_stream("go")
-            spoken = "".join(i for i in s if isinstance(i, str))
-            r = s.result
-            assert "error_type" not in spoken and "system" not in spoken
-        else:
-            r = ag.run("go")
+        r, spoken = _run(ag, stream)
+        assert "error_type" not in spoken and "system" not in spoken
         assert "error_type" not in r.reply and "system" not in r.reply and r.reply.strip()
+
+
+def _run(ag: LLMAgent, stream: bool) -> tuple[object, str]:
+    """The turn's result and what was spoken ("go" asked; spoken is the reply when not streamed)."""
+    if not stream:
+        r = ag.run("go")
+        return r, r.reply
+    s = ag.run_stream("go")
+    spoken = "".join(i for i in s if isinstance(i, str))
+    return s.result, spoken
 
 
 def test_json_after_a_word_is_never_said():
@@ -77,13 +82,8 @@ def test_json_after_a_word_is_never_said():
             ag = LLMAgent("f", "", "x", tools=[get_time, get_weather, set_lights, get_stock],
                           model=ScriptedBackend([out] * 5, chunk=chunk), max_hops=1,
                           hooks=default_slm_hooks(), tool_timeout=1.0)
-            if stream:
-                s = ag.run_stream("go")
-                spoken = "".join(i for i in s if isinstance(i, str))
-                r = s.result
-                assert "{" not in spoken and "error_type" not in spoken
-            else:
-                r = ag.run("go")
+            r, spoken = _run(ag, stream)
+            assert "{" not in spoken and "error_type" not in spoken
             assert r.reply == "Sure! Sorry, I don't have an answer for that."
             assert ag.session.messages[-1]["content"] == r.reply
 

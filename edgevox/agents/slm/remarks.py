@@ -92,17 +92,16 @@ _BEFORE_NOW = re.compile(r"\b(?:already|just|earlier|ago|yesterday|before|last\s
                          r"|on\s+(?:his|her|their|my)\s+own)\b")
 
 #: a plan: who will do it, then the verb
-_PLAN = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to"
+_WHO = rf"^(?P<who>{_PEOPLE}|[a-z]+)"
+_PLAN = re.compile(rf"{_WHO}(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to"
                    r"|'m\s+going\s+to|\s+am\s+going\s+to|'s\s+gonna|'m\s+gonna|'re\s+gonna|\s+gonna)\s+(?:probably\s+|just\s+)?"
                    rf"(?:{'|'.join(sorted(IMPERATIVES | {'sort', 'do', 'deal', 'fix', 'change', 'grab', 'buy', 'throw'}))})\b")
 #: a plan told by another ("Jamie said he'd switch the office light off before he leaves.", dev53)
-_TOLD_PLAN = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)\s+(?:said|says|promised|reckons|told\s+me)\s+(?:he|she|they|we|i)"
-                        r"(?:'d|'ll|\s+would|\s+will|'s\s+going\s+to|'re\s+going\s+to)\s+(?:probably\s+|just\s+)?"
-                        rf"(?:{'|'.join(sorted(IMPERATIVES))})\b")
+_TOLD_PLAN = re.compile(rf"{_WHO}\s+(?:said|says|promised|reckons|told\s+me)\s+(?:he|she|they|we|i)(?:'d|'ll|\s+would|\s+will"
+                        rf"|'s\s+going\s+to|'re\s+going\s+to)\s+(?:probably\s+|just\s+)?(?:{'|'.join(sorted(IMPERATIVES))})\b")
 #: someone doing it now ("My daughter's adding the strawberries to the list from her phone.", dev53)
-_DOING_IT = re.compile(rf"^(?P<who>{_PEOPLE}|[a-z]+)(?:'s|\s+is|'re|\s+are|'m|\s+am)\s+(?:just\s+|already\s+|busy\s+)?"
-                       r"(?:adding|switching|turning|putting|setting|sorting|cancelling|canceling|taking|removing|changing"
-                       r"|starting|stopping|pausing|dimming)\b")
+_DOING_IT = re.compile(rf"{_WHO}(?:'s|\s+is|'re|\s+are|'m|\s+am)\s+(?:just\s+|already\s+|busy\s+)?(?:adding|switching|turning"
+                       r"|putting|setting|sorting|cancelling|canceling|taking|removing|changing|starting|stopping|pausing|dimming)\b")
 #: when a plan will be done
 _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bit|minute|while|sec)"
                     r"|this\s+(?:evening|afternoon|weekend)|at\s+the\s+weekend|before\s+(?:bed|dinner|lunch|tea|we))\b")
