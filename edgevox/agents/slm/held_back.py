@@ -95,12 +95,12 @@ _QUESTION = re.compile(r"^\W*(?:what|what's|whats|how|how's|when's|where|where's
 _LENGTH_OF_A_TIMER = re.compile(r"\b(?:timer|countdown|shout|nudge|buzz|wake\s+me|let\s+me\s+know|tell\s+me)\b")
 
 
-def _low(request: str) -> str:
+def _straight_quotes(request: str) -> str:
     return request.replace("’", "'")
 
 
 def _sentences(request: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?;])\s+", _low(request).strip()) if s.strip()]
+    return [s for s in re.split(r"(?<=[.!?;])\s+", _straight_quotes(request).strip()) if s.strip()]
 
 
 def _cut(sentence: str) -> list[str]:
