@@ -57,6 +57,7 @@ from typing import Any
 
 from edgevox.agents.data import leaves
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.phrases import DEFAULT_PHRASES
 from edgevox.agents.slm.amounts import (
     DOWN_WORDS,
     JOIN,
@@ -118,8 +119,8 @@ REPLIES = {
     "unrelated": "Sorry, I can't do that.",
     "place": "Sorry, I don't know the {place}.",
     "remark": "Okay.",
-    "held back": "Okay, I'll leave it.",
-    "waits": "Sorry, I can't do things later or when something happens. Ask me again then.",
+    "held back": DEFAULT_PHRASES.left_alone,
+    "waits": DEFAULT_PHRASES.cannot_wait,
 }
 #: "in the conservatory", "on my porch": where a request says something is
 _PLACE = re.compile(r"\b(?:in|on|at)\s+(?:the|my|our)\s+([a-z]+)")
@@ -1107,7 +1108,6 @@ class Grounding(Hook):
     safety = True
 
     def before_tool(self, ctx: TurnContext, call: Any) -> HookResult | None:
-
         registry = ctx.registry
         tool = registry.get(call.name)
         if tool is None or not isinstance(call.arguments, dict):
