@@ -29,6 +29,7 @@ pieces name.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from edgevox.agents.slm.vocabulary import IMPERATIVES
 
@@ -147,7 +148,10 @@ def held_pieces(request: str) -> list[tuple[str, str | None]]:
     return [(p.lower(), why) for p, why in _held(request)]
 
 
-def _held(request: str) -> list[tuple[str, str | None]]:
+@lru_cache(maxsize=512)
+def _held(request: str) -> tuple[tuple[str, str | None], ...]:
+    """``held_pieces`` as written; kept per line, since grounding, the gate, the planner and
+    ``remarks`` each ask of the same line, grounding once for every tool."""
     out: list[tuple[str, str | None]] = []
     for sentence in _sentences(request):
         # the conditions' capitalised names ("If Liam isn't home") are read before lower-casing
@@ -159,5 +163,5 @@ def _held(request: str) -> list[tuple[str, str | None]]:
             low = piece.lower()
             why = waits or (TOLD_NOT if _told_not(low) else LEFT_AS_IT_IS if _LEFT.match(low) else None)
             out.append((piece, why))
-    return out
+    return tuple(out)
 

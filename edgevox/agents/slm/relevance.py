@@ -424,8 +424,9 @@ class RelevanceGate(Hook):
         # a call of what the line holds back goes on to the tool its plain piece is nearest, the
         # same tool too ("Cancel the tea timer, not the one for the cake.", dev55: the cake's timer)
         held = held_back_call(ctx.text, tool, call.arguments, list(ctx.registry)) is not None
-        if held and (ordered := ordered_tools(unheld(ctx.text), ctx.registry)):
-            verb = WORD.findall(unheld(ctx.text).lower())[:1]  # "Cancel the tea timer": the tool named on the verb
+        rest = unheld(ctx.text)
+        if held and (ordered := ordered_tools(rest, ctx.registry)):
+            verb = WORD.findall(rest.lower())[:1]  # "Cancel the tea timer": the tool named on the verb
             opens = [n for n in ordered if verb and n.split("_")[0].lower() == verb[0]]
             name = opens[0] if len(opens) == 1 else max(ordered, key=lambda n: rel.tools.get(n, -1.0))
         ordered = ordered_tools(ctx.text, ctx.registry)
