@@ -14,7 +14,7 @@ the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), rea
 number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
 one; tune on dev only, report test as held out.
 
-An item may name its split instead (``"split": "dev2"`` to ``"dev37"``): tuning
+An item may name its split instead (``"split": "dev2"`` to ``"dev59"``): tuning
 sets written later, to catch rules that fit only dev's phrasings (dev3 mostly of lines no tool serves;
 dev4 written in session 6 over the outside set's topics and run once before any change, as a
 fresh estimate of how the shipped agent does on phrasings it was not tuned on; dev5 the same,
@@ -74,7 +74,11 @@ run only before and after, and dev52, the same style again, run first at the rul
 then tuned on; dev53 and dev54 in session 34, orders that must not run now and lines that sound
 negative but do ask (told not to, under a condition, for later, reported; "don't forget to ...",
 "not the kitchen, the bedroom"): dev53 tuned on, dev54 run only before and after, and dev55, the same
-style again, run first at the rules dev53 led to, then tuned on).
+style again, run first at the rules dev53 led to, then tuned on; dev56, dev57 and dev58 in session 35,
+written again in the styles of the three kept-aside splits still above the unwanted bar (dev45's
+line between asking and not asking, dev43's amounts, dev48's changes of mind): tuned on, with dev45,
+dev43 and dev48 as their kept-aside measures; and dev59, the three styles mixed, run only before and
+after).
 They are never part of dev, test or "all".
 """
 
@@ -91,7 +95,8 @@ NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", 
                "dev19", "dev20", "dev21", "dev22", "dev23",
                "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37", "dev38", "dev39", "dev40", "dev41",
                "dev42", "dev43", "dev44", "dev45", "dev46", "dev47", "dev48", "dev49",
-               "dev50", "dev51", "dev52", "dev53", "dev54", "dev55")
+               "dev50", "dev51", "dev52", "dev53", "dev54", "dev55",
+               "dev56", "dev57", "dev58", "dev59")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
