@@ -33,6 +33,8 @@ BY_NAME = {t.name: t for t in TOOLS}
     ("Tomorrow morning at half six, put the heating up to twenty one.", FOR_LATER),
     ("Later, once I'm in bed, turn the volume down to ten.", UNDER_A_CONDITION),
     ("Turn all the lights off in half an hour.", FOR_LATER),
+    # a liking said of someone is a reason, not a thing switched (dev53's follow-up)
+    ("And don't turn it off when I go out, the cat likes it on.", TOLD_NOT),
 ])
 def test_a_line_whose_every_order_is_held_back_asks_nothing(line, why):
     assert asks_nothing(line) == why

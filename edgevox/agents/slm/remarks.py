@@ -59,7 +59,8 @@ _STATEMENT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|we'd|he|he's|she|she
                         r"|(?:on|from|with|via|using)\s+(?:the|my|his|her|their|our|a)\s+(?:app|phone|remote|laptop|tablet))\b")
 #: a thing and its new state ("the bedroom light off"), and the verbs that make it a statement
 _STATE_ORDER = re.compile(r"^(?:[a-z']+\s+){1,4}(?:on|off|out|up|down)\W*$")
-_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been)\b|'(?:s|re|ve|m)\b|ed\b")
+#: (a liking said of someone: "the cat likes it on", dev53, tells why, not what to switch)
+_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been|likes|wants|needs|prefers|loves|hates)\b|'(?:s|re|ve|m)\b|ed\b")
 #: food gone, wanted on the list again ("we just ran out of toilet paper", "the last of the ketchup")
 _GONE = re.compile(r"\b(?:ran|run|running)\s+out\b|\bout\s+of\b|\bthe\s+last\s+of\b|\bagain\b")
 
