@@ -75,6 +75,14 @@ def test_a_line_that_asks_is_no_remark(text):
     # dev49 (session 32): the same style again
     "Stop the music -- ah, no, it's fine, carry on.",
     "Heating to 20, or, hmm, 21, or... I can't decide, leave it as it is.",
+    # dev58 (session 35): a reason, a remark, a question to oneself or "kidding" after the take-back
+    "Put the heating on twenty-three -- no, don't, the window's open. Let me shut it first.",
+    "Turn the bedroom light on -- oh, it's fine, the bedside lamp's enough for reading.",
+    "Add crisps -- nope, I'm on a diet. Don't you dare add crisps.",
+    "Volume to a hundred -- kidding, kidding, don't touch it.",
+    "Turn all the lights on -- nah, the sun's still up, what am I doing.",
+    "Um, add dog food to -- oh, Gran already bought a sack of it. Cancel that.",
+    "Timer for twenty minutes for the -- oh, the oven's got its own timer, ignore me.",
 ])
 def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
     assert asks_nothing(text) == "taken back"
@@ -90,6 +98,11 @@ def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
     "Stop the music -- no, just pause it, I'll be back in a sec.",
     "Heating on twenty-three, oh hang on, twenty's plenty.",  # dev14
     "Lights off, actually no, it's too dark.",  # a complaint wants something
+    "Turn off the living room -- actually, all the lights, we're off to bed.",  # dev49
+    "Pause the, uh -- actually just stop it, we're heading out.",
+    "Add courgettes, no, aubergines to the list.",  # dev21
+    "Turn off the light -- no wait, what time is it?",  # a question to the assistant
+    "Go back a song, don't skip ahead.",  # a contrast, not a take-back (dev53)
     # a take-back of the turn before, not of this line: the caller's to read
     "No, forget it.", "No, cancel that, forget it.",
 ])

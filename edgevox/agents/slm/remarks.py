@@ -281,7 +281,8 @@ _BACK_ALONE = re.compile(rf"^{_BACK}")
 _AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*"
 _TAKEN_BACK = re.compile(rf"{_AFTER_A_BREAK}{_BACK}")
 #: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
-_KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is))?$"
+_KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is|where\s+it\s+is"
+                   r"|the\s+way\s+it\s+is|like\s+that))?$"
                    r"|^(?:scratch|scrap|forget)\s+(?:that|it|all\s+of\s+it|the\s+lot)$|^never\s*mind$|^(?:it\s+)?doesn't\s+matter$"
                    r"|^(?:it's|that's)\s+(?:fine|ok|okay|alright|all\s+right)(?:\s+as\s+it\s+is)?$|^no\s+need$"
                    r"|^(?:carry|go)\s+on$|^keep\s+(?:going|playing)$")  # "Stop the music -- ah, no, it's fine, carry on." (dev49)
@@ -294,14 +295,31 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
                      r"|seventy|eighty|ninety|hundred|half|quarter|dozen)\b|\d")
 
 
+#: more ways a speaker takes back what they just said, after a break ("-- kidding, kidding",
+#: "-- oh, it's fine", "-- ignore me", dev58)
+_TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that"
+                             r"|(?:it's|they're|that's)\s+fine)\b")
+_TAKEN_BACK_ALONE = re.compile(r"^(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that"
+                               r"|(?:it's|they're|that's)\s+fine)$")
+#: a question the speaker asks of themselves or of others, not of the assistant ("what am I doing",
+#: "are we doing the barbie Sunday or not?", "will anyone eat them?", dev58)
+_ASKS_ONESELF = re.compile(r"^(?:(?:what|why|how|where|when|who)\s+)?(?:am|was|were|do|did|have|had|should|shall|will|would|are|is)\s+"
+                           r"(?:i|we|anyone|anybody|they|he|she)\b")
+#: what a speaker says to gain time, not an order ("give me a minute", "let me think")
+_GAINS_TIME = re.compile(r"^(?:give\s+me\s+a\s+(?:minute|sec|second|moment)|let\s+me\b|hang\s+on|hold\s+on)")
+
+
 def takes_it_back(request: str) -> bool:
-    """Does the line break off, take back what it said ("-- no", "... actually", "-- hang on") and
-    then only keep things as they are or say why ("Take the crisps off the list -- actually, no,
-    keep them, the kids will want some.", dev47)? A thing, an order, a wish, a number or a
-    question after the take-back is a correction, and the line asks for that."""
+    """Does the line break off, take back what it said ("-- no", "... actually", "-- kidding",
+    "-- oh, it's fine") and then ask nothing again? What follows the last take-back asks again
+    only when it orders, asks the assistant, names a thing or a number, or wishes ("-- no, the
+    garage one", "-- actually, make it 21", "-- no wait, what time is it?"): a correction, and the
+    line asks for that. A reason, a remark or a question to oneself does not ("Turn all the lights
+    on -- nah, the sun's still up, what am I doing.", dev58); those were read the other way round
+    until session 35, when a fresh batch in dev47's style found most take-backs acted on."""
     low = _low(request)
-    backs = list(_TAKEN_BACK.finditer(low))
-    back = backs[-1] if backs else None  # the last take-back: the speaker's final word
+    backs = [*_TAKEN_BACK.finditer(low), *_TAKEN_BACK_TOO.finditer(low)]
+    back = max(backs, key=lambda m: m.start()) if backs else None  # the last take-back: the speaker's final word
     if back is None or not [p for p in _pieces(low[:back.start()]) if not _KEPT.match(p) and not _BACK_ALONE.match(p)
                             and not _UNDONE.match(p)]:
         return False  # "No, forget it.", "No, cancel that, forget it." take back the turn before: the caller's to read
@@ -309,8 +327,18 @@ def takes_it_back(request: str) -> bool:
     said = _pieces(rest)
     if not said or _asked(rest) or _WISHED.search(rest) or complains(rest):
         return False
-    return all((_STATEMENT.match(p) or _a_name(request, p.split()[0])) and not ORDERS_PIECE.match(p) and not _switched(p)
-               and not _a_thing_alone(p) for p in said if not _KEPT.match(p))
+    return not any(_asks_again(request, p) for p in said)
+
+
+def _asks_again(request: str, piece: str) -> bool:
+    """Does a piece said after a take-back ask again: anything but a statement, a "don't ...", a
+    question to oneself, words that gain time, a take-back said again, or a person's doing?"""
+    if piece.startswith(("don't", "do not", "dont")) or _GAINS_TIME.match(piece) or _ASKS_ONESELF.match(piece) \
+            or _TAKEN_BACK_ALONE.match(piece) or _KEPT.match(piece) or _BACK_ALONE.match(piece):
+        return False
+    if ORDERS_PIECE.match(piece) or _switched(piece) or _a_thing_alone(piece):
+        return True
+    return not (_STATEMENT.match(piece) or _a_name(request, piece.split()[0]))
 
 
 #: a take-back that a correction may follow: "-- no, I mean the time, what time is it?" (not "sorry"
