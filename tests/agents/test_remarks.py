@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past, said_to_someone_else
+from edgevox.examples.home import Home
 
 
 @pytest.mark.parametrize(("text", "why"), [
@@ -175,3 +176,39 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
     ran = {r["say"]: [c["name"] for c in r["calls"] if c["ok"]] for r in rows}
     assert all(ran[t] == [] for t in said), ran
     assert ran[asked[0]] == ["set_light"] and ran[asked[1]] == ["set_volume"] and ran[asked[2]] == ["play_music"], ran
+
+
+@pytest.mark.parametrize("text", [
+    # dev56 (session 35): a past, someone's doing or plan, a taste, something already done
+    "Dad said he'd sort the garage light when he's back from the tip.",
+    "We left the garage light on for a whole week once when we were in Spain.",
+    "Me dad had the radio blasting every Saturday for the footie.",
+    "Kev reckons he'll put the heating on a schedule next winter.",
+    "Priya's doing the rice tonight, she'll time it herself — she doesn't trust gadgets.",
+])
+def test_a_line_that_only_tells_keeps_a_setter_away(text):
+    from edgevox.agents.slm.grounding import why_not
+    from edgevox.agents.slm.remarks import only_tells
+
+    assert only_tells(text)
+    tools = Home().tools()
+    setter = next(t for t in tools if t.name == "set_light")
+    assert why_not(text, setter, {"room": "garage", "on": True}, tools) is not None
+
+
+@pytest.mark.parametrize("text", [
+    # tuned requests that tell on their face: a need, a room too dark, an order no list holds, a correction
+    "Hallway's pitch black, I'm going to trip over the dog.",
+    "Bin the pasta timer, I've drained it already.",
+    "Every light in the house on, I think I heard something downstairs.",
+    "No, I said Tracy Chapman.",
+    "This song's played 4 times today, I'm sick of it.",
+    "Oh, Sam's just walked in with a punnet — take them off.",
+    # a typed request opens on its verb, capitalised as every line is (BFCL simple_python_46)
+    "Calculate the final temperature when 20 kg of water at 30 degree Celsius is mixed with 15 kg of water at 60 degree Celsius.",
+    "the air conditioner turned on with cool mode.",  # BFCL live_simple_44: the state wanted
+])
+def test_a_request_that_tells_on_its_face_is_not_only_telling(text):
+    from edgevox.agents.slm.remarks import only_tells
+
+    assert not only_tells(text)

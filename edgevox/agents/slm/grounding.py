@@ -77,6 +77,7 @@ from edgevox.agents.slm.remarks import (
     asks_nothing,
     asks_of_the_past,
     complains,
+    only_tells,
     terse_order,
 )
 from edgevox.agents.slm.vocabulary import (
@@ -287,8 +288,11 @@ _TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|
                     r"|(?:we|i|they|he|she)\s+(?:ran|had|used|left|did|bought|got|paid|went|spent|tried|always|never|usually)\b)")
 def tells_not_asks(request: str) -> bool:
     """Does the line only tell how a thing is or was, or what someone did (``_TELLS``), with no
-    piece that orders or asks and no complaint? A call of a tool that changes things is nobody's
+    piece that orders or asks and no complaint, or tell in any of ``remarks.only_tells``'s ways (a
+    past, a plan, a taste, someone's doing)? A call of a tool that changes things is nobody's
     wish there."""
+    if only_tells(request):
+        return True  # "Dad said he'd sort the garage light when he's back from the tip." (dev56)
     low = request.lower().replace("’", "'")
     if not _TELLS.match(low) or is_question(request) or complains(low) or said_numbers(request):
         return False  # a complaint wants something ("the bedroom is too dark"); a number sets one

@@ -41,7 +41,7 @@ from edgevox.agents.slm.grounding import (
 )
 from edgevox.agents.slm.held_back import HELD_BACK, WAITS, unheld
 from edgevox.agents.slm.parts import parts_of
-from edgevox.agents.slm.remarks import asks_nothing, minds_nothing
+from edgevox.agents.slm.remarks import asks_nothing, minds_nothing, only_tells
 from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,
     UNITS,
@@ -356,6 +356,9 @@ class RelevanceGate(Hook):
         rel = self._relevance(ctx)
         if rel is None:
             return self._read_after_action(ctx, request)
+        if only_tells(ctx.text) and rel.best[0] and changes_things(ctx.registry.get(rel.best[0])):
+            # "We left the garage light on for a whole week once ..." (dev56): nothing for a setter
+            return HookResult.replace(dataclasses.replace(request, strategy=ANSWER), reason="only tells")
         if (self.answer_below is not None and rel.margin < self.answer_below
                 and not commands_a_tool(ctx.text, ctx.registry) and not self._a_part_asks(ctx)):
             return HookResult.replace(dataclasses.replace(request, strategy=ANSWER),

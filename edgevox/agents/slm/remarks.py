@@ -474,6 +474,58 @@ def _held_back(request: str) -> str | None:
     return held[0]
 
 
+#: the subject a telling piece opens on: a pronoun (not "you": that may be the assistant), or a
+#: thing's or a person's noun phrase ("the garage light", "my nan", "Kev's", "me dad")
+_TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we're|he|he's|she|she's|they|they're|they've|it|it's"
+                              r"|that|that's|there|there's|(?:the|my|our|his|her|their|this|that|those|these|me)\s+[a-z']+|[a-z]+'s)\b")
+#: a past, a habit, a plan or a maybe, a taste, a wish, something done by oneself
+_TELLS_OF = re.compile(r"\b(?:was|were|had|did|said|told|reckons?|thinks?|thought|always|never|usually|used\s+to|once"
+                       r"|last\s+(?:night|week|year|winter|summer|time)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
+                       r"|wish|wished|love|loves|loved|hate|hates|prefer|prefers|best|worst|favourite|perfect|brilliant|great"
+                       r"|lovely|enough|plenty|myself|himself|herself|themselves|already|\w{3,}ed)\b")
+#: what shows a line wants something now although it tells: a need or a mood, a room too dark, cold
+#: or loud, food run out, the list, a timer for something, "more", "again", "I said" (a correction),
+#: "I wonder" (a question); each of these asked for a call in a tuned line that otherwise tells
+_WANTS_NOW = re.compile(r"\b(?:need|needs|want|wants|wanna|fancy|mood|feel\s+like|could\s+do\s+with|could\s+use"
+                        r"|would\s+(?:be|go|cheer|help)|'d\s+(?:like|love|be)|can't\s+(?:see|hear)|hardly|barely|dark|bright|cold"
+                        r"|warm|hot|freezing|loud|quiet|black|pitch|out\s+of|ran\s+out|run\s+out|last\s+of|finished|used\s+up|list"
+                        r"|timer\s+for|please|now|again|instead|more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
+                        r"|could\s+be|should\s+be|appreciate|if\s+you\s+(?:could|can|would)|looking\s+for)\b")
+#: a name and what its person did or does ("Dad said ...", "Kev reckons ..."); a line's first word is
+#: always capitalised, so "Calculate the ..." (BFCL simple_python_46) is no name: no such verb follows
+_NAME_TELLS = re.compile(r"^[a-z]+\s+(?:[a-z]+ed|[a-z]+s|said|had|has|is|was|will|'ll|might|always|never|usually|used|already|just)\b")
+#: a thing and the state it is wanted in, with no one who did it ("the air conditioner turned on
+#: with cool mode.", BFCL live_simple_44)
+_THING_IN_A_STATE = re.compile(r"^\W*(?:the|my|our)\s+(?:[a-z']+\s+){1,3}(?:turned|switched|set|put)\s+(?:on|off|to|up|down)\b")
+#: verbs of orders no list here holds, seen opening a tuned request ("Bin the pasta timer, ...",
+#: "Back one track, ...", "Pick the music back up ...", "Every light in the house on, ...")
+_ORDERS_TOO = frozenset("bin ditch back pick go every".split())
+
+
+def only_tells(request: str) -> bool:
+    """Does the line only tell: of the past, a habit, someone's plan or doing, a taste, a wish,
+    something already done ("Dad said he'd sort the garage light when he's back from the tip.",
+    "We left the garage light on for a whole week once when we were in Spain.", dev56)? Every
+    piece opens on a subject or is a remark, one says a past, a plan, a taste or "already", and
+    nothing orders, asks, complains or wants something now (``_WANTS_NOW``). Written in session
+    35, when a fresh batch in dev45's style found a third of such lines acted on; on the 3208
+    tuned turns that ask for a call it holds for none. Only a tool that changes things is kept
+    from such a line (``grounding``, the gate): a statement may still be a typed request for a
+    look-up (BFCL's first messages: it holds for 1 of simple_python's 400, none of cases 0-99)."""
+    low = _low(request)
+    if "?" in low or _asked(low) or complains(low) or _WANTS_NOW.search(low) or not _TELLS_OF.search(low) \
+            or _THING_IN_A_STATE.match(low):
+        return False
+    pieces = [q for part in re.split(r"\s[-\u2014\u2013]+\s|\u2014|--", low) for q in _pieces(part)]
+    if not pieces or _ASKS_A_QUESTION.match(pieces[0]):
+        return False
+    if any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or p.split()[0] in _ORDERS_TOO
+           or (re.search(r"\b(?:on|off)$", p) and not _VERB.search(p)) for p in pieces):
+        return False
+    return all(_TELLING_SUBJECT.match(p) or _STATEMENT.match(p) or (_a_name(request, p.split()[0]) and _NAME_TELLS.match(p))
+               for p in pieces)
+
+
 def asks_nothing(request: str) -> str | None:
     """Why the line asks for nothing although it names a tool's thing (see the module), or None."""
     low = _low(request)
