@@ -477,7 +477,9 @@ def _held_back(request: str) -> str | None:
 #: the subject a telling piece opens on: a pronoun (not "you": that may be the assistant), or a
 #: thing's or a person's noun phrase ("the garage light", "my nan", "Kev's", "me dad")
 _TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we're|he|he's|she|she's|they|they're|they've|it|it's"
-                              r"|that|that's|there|there's|(?:the|my|our|his|her|their|this|that|those|these|me)\s+[a-z']+|[a-z]+'s)\b")
+                              r"|that|that's|there|there's|(?:the|my|our|his|her|their|this|that|those|these|me)\s+[a-z']+|[a-z]+'s"
+                              # the family, named as a recogniser may write them, lower-cased ("dad said ...")
+                              r"|(?:mum|mam|mom|dad|nan|nana|gran|granny|grandma|grandad|grandpa|auntie|uncle)\s+(?=[a-z]+(?:ed|s)\b|said|had|will|'ll|always|never))\b")
 #: a past, a habit, a plan or a maybe, a taste, a wish, something done by oneself
 _TELLS_OF = re.compile(r"\b(?:was|were|had|did|said|told|reckons?|thinks?|thought|always|never|usually|used\s+to|once"
                        r"|last\s+(?:night|week|year|winter|summer|time)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
