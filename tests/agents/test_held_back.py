@@ -33,6 +33,9 @@ BY_NAME = {t.name: t for t in TOOLS}
     ("Tomorrow morning at half six, put the heating up to twenty one.", FOR_LATER),
     ("Later, once I'm in bed, turn the volume down to ten.", UNDER_A_CONDITION),
     ("Turn all the lights off in half an hour.", FOR_LATER),
+    # an hour with "p.m.", or after a switch (dev57)
+    ("Turn the lights off at eleven, would you.", FOR_LATER),
+    ("Put the heating on at five p.m. before we get home.", FOR_LATER),
     # a liking said of someone is a reason, not a thing switched (dev53's follow-up)
     ("And don't turn it off when I go out, the cat likes it on.", TOLD_NOT),
 ])
@@ -54,6 +57,8 @@ def test_a_line_whose_every_order_is_held_back_asks_nothing(line, why):
     "Add butter and flour to the list, I'm baking tomorrow.",
     "Set the office light to 40 percent, I'm on a video call in a minute.",
     "Set a timer to go off in ten minutes.",
+    "Set the volume at ten, please.",  # "at ten" here is a level
+    "Set the kitchen light at five.",
     "um give me a shout in twenty minutes",
     # manners, not a condition
     "I'd like the heating at twenty-one and a half degrees, if it isn't too much trouble.",

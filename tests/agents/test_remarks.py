@@ -185,6 +185,7 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
     "Me dad had the radio blasting every Saturday for the footie.",
     "Kev reckons he'll put the heating on a schedule next winter.",
     "Priya's doing the rice tonight, she'll time it herself — she doesn't trust gadgets.",
+    "The thermostat's been on twenty all week, hasn't it.",  # dev57: a statement with a tag
 ])
 def test_a_line_that_only_tells_keeps_a_setter_away(text):
     from edgevox.agents.slm.grounding import why_not

@@ -73,6 +73,7 @@ _NUMBER = r"(?:\d+|a|an|half\s+an|a\s+couple\s+of|a\s+few|[a-z]+(?:[\s-][a-z]+)?
 _CLOCK = (r"(?:midnight|noon|midday|half\s+(?:past\s+)?[a-z0-9]+|quarter\s+(?:past|to)\s+[a-z0-9]+|\d{1,2}(?::\d\d)?\s*(?:am|pm|o'clock)?"
           r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?:\s+(?:o'clock|am|pm|thirty|fifteen|forty[\s-]five))?)")
 _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _LATER_OPENING = re.compile(rf"^(?:later|tomorrow|tonight\s+(?:before|after|at)|this\s+(?:evening|afternoon)\s+at"
                             rf"|(?:next|on|this\s+coming)\s+(?:{_DAY}|week|weekend)|{_DAY}\s+(?:morning|afternoon|evening|night)"
                             rf"|in\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|hrs?)|at\s+{_CLOCK})\b")
@@ -81,6 +82,10 @@ _LATER_OPENING = re.compile(rf"^(?:later|tomorrow|tonight\s+(?:before|after|at)|
 #: pasta's done") and not a length of a timer ("a timer to go off in ten minutes")
 _LATER_AFTER = re.compile(rf"\bin\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|hrs?)(?:'?\s*time)?\b|\btomorrow\b"
                           rf"|\bat\s+(?:midnight|noon|midday|\d{{1,2}}(?::\d\d)?\s*(?:am|pm|o'clock)|[a-z]+\s+o'clock)\b"
+                          # "at five p.m." and "off at eleven, would you" (dev57): an hour, with "p.m." or after a
+                          # switch (not "Set the volume at ten": a level)
+                          rf"|\bat\s+(?:\d{{1,2}}|{_HOUR})(?:\s+(?:thirty|fifteen|forty[\s-]five))?\s*[ap]\.m\b"
+                          rf"|\b(?:on|off)\s+at\s+{_HOUR}(?:\s+(?:thirty|fifteen|forty[\s-]five))?(?=\s*(?:,|\.|!|$|would\b|please\b|tonight\b))"
                           rf"|(?<!\bfor\s)\b(?:when|whenever|once|as\s+soon\s+as|after|unless|if)\s+{_NOT_A_CONDITION}"
                           r"(?:(?i:the|it|i|i'm|i've|we|we're|he|she|they|my|our|anyone|someone|somebody|everyone)|[A-Z][a-z]+)\b")
 #: verbs that fetch a reading ("Give me the UV index for Tokyo for tomorrow", BFCL multiple_64): not changes

@@ -453,7 +453,7 @@ _ASKS_A_QUESTION = re.compile(r"^(?:what|what's|whats|how|how's|when|when's|wher
                               r"|would|do|does|did)\b")
 
 
-_WHY = re.compile(r"^(?:whatever|because|cos|since|as|so|though|although|even|nobody|no\s+one|everyone)\b")
+_WHY = re.compile(r"^(?:whatever|because|cos|since|as|so|though|although|even|nobody|no\s+one|everyone|before|until|till)\b")
 
 
 def _held_back(request: str) -> str | None:
@@ -481,7 +481,7 @@ _TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we'r
                               # the family, named as a recogniser may write them, lower-cased ("dad said ...")
                               r"|(?:mum|mam|mom|dad|nan|nana|gran|granny|grandma|grandad|grandpa|auntie|uncle)\s+(?=[a-z]+(?:ed|s)\b|said|had|will|'ll|always|never))\b")
 #: a past, a habit, a plan or a maybe, a taste, a wish, something done by oneself
-_TELLS_OF = re.compile(r"\b(?:was|were|had|did|said|told|reckons?|thinks?|thought|always|never|usually|used\s+to|once"
+_TELLS_OF = re.compile(r"\b(?:was|were|been|had|did|said|told|reckons?|thinks?|thought|always|never|usually|used\s+to|once"
                        r"|last\s+(?:night|week|year|winter|summer|time)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
                        r"|wish|wished|love|loves|loved|hate|hates|prefer|prefers|best|worst|favourite|perfect|brilliant|great"
                        r"|lovely|enough|plenty|myself|himself|herself|themselves|already|\w{3,}ed)\b")
@@ -499,6 +499,8 @@ _NAME_TELLS = re.compile(r"^[a-z]+\s+(?:[a-z]+ed|[a-z]+s|said|had|has|is|was|wil
 #: a thing and the state it is wanted in, with no one who did it ("the air conditioner turned on
 #: with cool mode.", BFCL live_simple_44)
 _THING_IN_A_STATE = re.compile(r"^\W*(?:the|my|our)\s+(?:[a-z']+\s+){1,3}(?:turned|switched|set|put)\s+(?:on|off|to|up|down)\b")
+#: a question tagged on to a statement, closing the line ("..., hasn't it.")
+_TAG = re.compile(r",\s*(?:isn't|hasn't|wasn't|doesn't|didn't|aren't|weren't|won't|haven't|hadn't|innit)\s+(?:it|they|he|she|we|you|there)\W*$")
 #: verbs of orders no list here holds, seen opening a tuned request ("Bin the pasta timer, ...",
 #: "Back one track, ...", "Pick the music back up ...", "Every light in the house on, ...")
 _ORDERS_TOO = frozenset("bin ditch back pick go every".split())
@@ -518,6 +520,7 @@ def only_tells(request: str) -> bool:
     if "?" in low or _asked(low) or complains(low) or _WANTS_NOW.search(low) or not _TELLS_OF.search(low) \
             or _THING_IN_A_STATE.match(low):
         return False
+    low = _TAG.sub("", low)  # "The thermostat's been on twenty all week, hasn't it." (dev57) tells
     pieces = [q for part in re.split(r"\s[-\u2014\u2013]+\s|\u2014|--", low) for q in _pieces(part)]
     if not pieces or _ASKS_A_QUESTION.match(pieces[0]):
         return False
