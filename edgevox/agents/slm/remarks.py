@@ -484,14 +484,17 @@ _TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we'r
 _TELLS_OF = re.compile(r"\b(?:was|were|been|had|did|said|told|reckons?|thinks?|thought|always|never|usually|used\s+to|once"
                        r"|last\s+(?:night|week|year|winter|summer|time)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
                        r"|wish|wished|love|loves|loved|hate|hates|prefer|prefers|best|worst|favourite|perfect|brilliant|great"
-                       r"|lovely|enough|plenty|myself|himself|herself|themselves|already|\w{3,}ed)\b")
+                       r"|lovely|enough|plenty|myself|himself|herself|themselves|already|apparently|sweet\s+spot|spot\s+on"
+                       r"|just\s+right|\w{3,}ed)\b|\b[a-z]+'s\s+(?:\w+ing)\b")
 #: what shows a line wants something now although it tells: a need or a mood, a room too dark, cold
 #: or loud, food run out, the list, a timer for something, "more", "again", "I said" (a correction),
 #: "I wonder" (a question); each of these asked for a call in a tuned line that otherwise tells
 _WANTS_NOW = re.compile(r"\b(?:need|needs|want|wants|wanna|fancy|mood|feel\s+like|could\s+do\s+with|could\s+use"
                         r"|would\s+(?:be|go|cheer|help)|'d\s+(?:like|love|be)|can't\s+(?:see|hear)|hardly|barely|dark|bright|cold"
-                        r"|warm|hot|freezing|loud|quiet|black|pitch|out\s+of|ran\s+out|run\s+out|last\s+of|finished|used\s+up|list"
-                        r"|timer\s+for|please|now|again|instead|more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
+                        r"|warm|hot|freezing|loud|quiet|black|pitch|out\s+of|ran\s+out|run\s+out|last\s+of|finished|used\s+up"
+                        r"|polished\s+off|(?:no|none)\s+(?:\w+\s+)?left|all\s+gone"
+                        r"|(?:on|onto|to|off|from)\s+(?:the|my|our)\s+(?:shopping\s+)?list|list\s*:|shopping\s+list"
+                        r"|timer\s+for|please|(?<!for\s)now|instead(?!\s+of)|(?<!no\s)more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
                         r"|could\s+be|should\s+be|appreciate|if\s+you\s+(?:could|can|would)|looking\s+for)\b")
 #: a name and what its person did or does ("Dad said ...", "Kev reckons ..."); a line's first word is
 #: always capitalised, so "Calculate the ..." (BFCL simple_python_46) is no name: no such verb follows
@@ -499,6 +502,18 @@ _NAME_TELLS = re.compile(r"^[a-z]+\s+(?:[a-z]+ed|[a-z]+s|said|had|has|is|was|wil
 #: a thing and the state it is wanted in, with no one who did it ("the air conditioner turned on
 #: with cool mode.", BFCL live_simple_44)
 _THING_IN_A_STATE = re.compile(r"^\W*(?:the|my|our)\s+(?:[a-z']+\s+){1,3}(?:turned|switched|set|put)\s+(?:on|off|to|up|down)\b")
+#: where and when a story is set, before its subject ("Last winter we had ...", "Back home in Chennai we ...")
+_SCENE = re.compile(r"^(?:last\s+\w+|yesterday(?:\s+(?:morning|afternoon|evening))?|once|years\s+ago|as\s+a\s+(?:kid|child)|later(?:\s+on)?"
+                    r"|back\s+(?:home|then)(?:\s+in\s+\w+)?|when\s+i\s+was\s+(?:a\s+)?\w+|in\s+the\s+old\s+days)\s+")
+#: words said aside, between a story's pieces ("..., no bother.", "..., apparently.")
+_ASIDES = frozenset("bother worries problem probs ta cheers mate love grand fine apparently anyway honestly".split())
+#: a thing said and how it is ("jazz on a sunday morning is just the best"), and the pieces that
+#: drop their subject ("might paint the office at the weekend", "drives me mad", "not even once")
+_BEING = re.compile(rf"^(?!(?:{'|'.join(sorted(IMPERATIVES | {'find', 'show', 'tell', 'search', 'look', 'check', 'fetch'}))})\b)"
+                    r"(?:(?!who\b|which\b|that\b)[a-z'-]+\s+){1,5}(?:is|are|was|were)\b")
+_NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\s+again)\b")
+#: a maybe or a plan, not a switch ordered ("I might stick some Nina Simone on", dev56)
+_MAYBE = re.compile(r"\b(?:might|may|will|'ll|would|gonna|going\s+to)\b")
 #: a question tagged on to a statement, closing the line ("..., hasn't it.")
 _TAG = re.compile(r",\s*(?:isn't|hasn't|wasn't|doesn't|didn't|aren't|weren't|won't|haven't|hadn't|innit)\s+(?:it|they|he|she|we|you|there)\W*$")
 #: verbs of orders no list here holds, seen opening a tuned request ("Bin the pasta timer, ...",
@@ -521,14 +536,15 @@ def only_tells(request: str) -> bool:
             or _THING_IN_A_STATE.match(low):
         return False
     low = _TAG.sub("", low)  # "The thermostat's been on twenty all week, hasn't it." (dev57) tells
-    pieces = [q for part in re.split(r"\s[-\u2014\u2013]+\s|\u2014|--", low) for q in _pieces(part)]
+    pieces = [_SCENE.sub("", q) for part in re.split(r"\s[-\u2014\u2013]+\s|\u2014|--", low) for q in _pieces(part)]
+    pieces = [p for p in pieces if p and p not in _ASIDES]
     if not pieces or _ASKS_A_QUESTION.match(pieces[0]):
         return False
     if any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or p.split()[0] in _ORDERS_TOO
-           or (re.search(r"\b(?:on|off)$", p) and not _VERB.search(p)) for p in pieces):
+           or (re.search(r"\b(?:on|off)$", p) and not _VERB.search(p) and not _MAYBE.search(p)) for p in pieces):
         return False
     return all(_TELLING_SUBJECT.match(p) or _STATEMENT.match(p) or (_a_name(request, p.split()[0]) and _NAME_TELLS.match(p))
-               for p in pieces)
+               or _BEING.match(p) or _NO_SUBJECT.match(p) for p in pieces)
 
 
 def asks_nothing(request: str) -> str | None:

@@ -61,7 +61,7 @@ from edgevox.agents.slm.follow_up import GLUE, previous_call
 from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
 from edgevox.agents.slm.held_back import unheld
 from edgevox.agents.slm.labels import name_param
-from edgevox.agents.slm.remarks import asks_nothing
+from edgevox.agents.slm.remarks import asks_nothing, only_tells
 from edgevox.agents.slm.taken_back import without_taken_back
 from edgevox.agents.slm.vocabulary import (
     DEVICES,
@@ -711,8 +711,9 @@ def named_length_call(request: str, registry: Any) -> tuple[Any, dict[str, Any]]
 
 def plan(request: str, registry: Any, previous: tuple[str, dict[str, Any]] | None) -> tuple[Any, dict[str, Any]] | None:
     """(tool, arguments) the request wants (see the module docstring), or None."""
-    if asks_nothing(request):
-        return None  # "Kids, turn that music down!" (dev44): said to someone else
+    if asks_nothing(request) or only_tells(request):
+        return None  # "Kids, turn that music down!" (dev44): said to someone else; "We left the garage
+        # light on for a whole week once ..." (dev56): a story, not the light left on now
     request = unheld(request)  # "Don't go back, go forward a track." (dev55): the player's back was planned
     if bought := list_call(request, registry):
         return bought
