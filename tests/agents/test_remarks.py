@@ -213,3 +213,26 @@ def test_a_request_that_tells_on_its_face_is_not_only_telling(text):
     from edgevox.agents.slm.remarks import only_tells
 
     assert not only_tells(text)
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    # dev58 (session 35): weighed, then left undecided or forgotten; broken off before the amount
+    ("Maybe some music? I dunno... let me think about it.", "undecided"),
+    ("Should I add biscuits? Will anyone eat them? Ugh, I'll decide at the shop.", "undecided"),
+    ("Play... something. No, I don't know what I want. Give me a minute.", "undecided"),
+    ("Could you add -- what was it Mam said we needed? ...I've completely forgotten.", "undecided"),
+    ("Volume to... er... hmm.", "trails off"),
+    ("Could you change the heating to -- um...", "trails off"),
+    ("Can you tell me the time -- oh, there's the clock on the cooker. Don't worry.", "taken back"),
+])
+def test_a_line_left_undecided_or_broken_off_asks_nothing(text, why):
+    assert asks_nothing(text) == why
+
+
+@pytest.mark.parametrize("text", [
+    "I dunno, put some jazz on.",  # an order after the indecision
+    "Turn on the light, I don't know where the switch is.",  # an order, and no weighing before
+    "No, I don't know, just play something",
+])
+def test_an_order_beside_indecision_still_asks(text):
+    assert asks_nothing(text) is None

@@ -263,7 +263,15 @@ def _thanked(low: str, pieces: list[str]) -> bool:
 
 
 #: a line that trails off before its thing ("Hmm, I need a timer for the...", dev46): nothing to do yet
-_TRAILS_OFF = re.compile(r"\b(?:the|a|an|for|to|of|my|some|on|in|at|with)\s*(?:\.\.\.|…)\s*$")
+_TRAILS_OFF = re.compile(r"\b(?:the|a|an|for|to|of|my|some|on|in|at|with)\s*(?:\.\.\.|…|-{2,}|[\u2014\u2013])"
+                         r"(?:\W*(?:um|uh|er|erm|hmm|ah))*\W*$")  # "Volume to... er... hmm." (dev58)
+#: the speaker has not decided, or has forgotten what they wanted ("Maybe some music? I dunno... let me
+#: think about it.", "Should I add biscuits? ... I'll decide at the shop.", dev58)
+_UNDECIDED = re.compile(r"\b(?:i\s+(?:dunno|don't\s+know|can't\s+decide|haven't\s+decided|can't\s+remember)|i'll\s+(?:decide|think|see)"
+                        r"|i'll\s+sort\s+it\s+(?:out\s+)?myself|let\s+me\s+think|give\s+me\s+a\s+(?:minute|sec|second|moment)"
+                        r"|not\s+sure\s+yet|we'll\s+see|(?:i've|i\s+have)\s+(?:\w+\s+)?forgotten)\b")
+#: a hedge before the indecision: the line weighed something, it did not order it
+_HEDGED = re.compile(r"\?|\b(?:maybe|perhaps|either|or|should\s+(?:i|we)|shall\s+(?:i|we)|what\s+was\s+it|no|nah|actually)\b")
 
 
 #: "never mind" and the like, opening a line
@@ -297,7 +305,7 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
 
 #: more ways a speaker takes back what they just said, after a break ("-- kidding, kidding",
 #: "-- oh, it's fine", "-- ignore me", dev58)
-_TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that"
+_TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry"
                              r"|(?:it's|they're|that's)\s+fine)\b")
 _TAKEN_BACK_ALONE = re.compile(r"^(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that"
                                r"|(?:it's|they're|that's)\s+fine)$")
@@ -547,6 +555,16 @@ def only_tells(request: str) -> bool:
                or _BEING.match(p) or _NO_SUBJECT.match(p) for p in pieces)
 
 
+def _undecided(request: str, low: str) -> bool:
+    """Does the line end undecided ("I dunno", "I'll decide at the shop", "I've completely
+    forgotten") after only weighing something (a question, "maybe", "or"), with no order after?"""
+    m = _UNDECIDED.search(low)
+    if m is None or not (_HEDGED.search(low[:m.start()]) or not low[:m.start()].strip(" ,.!?-")):
+        return False
+    after = [p for p in _pieces(low[m.end():]) if not _GAINS_TIME.match(p)]
+    return not any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or _a_thing_alone(p) for p in after)
+
+
 def asks_nothing(request: str) -> str | None:
     """Why the line asks for nothing although it names a tool's thing (see the module), or None."""
     low = _low(request)
@@ -565,4 +583,6 @@ def asks_nothing(request: str) -> str | None:
         return "taken back"
     if _TRAILS_OFF.search(low):
         return "trails off"
+    if _undecided(request, low):
+        return "undecided"
     return "the weather that was" if asks_of_the_past(request) else None
