@@ -181,6 +181,11 @@ def test_vocabulary_comes_from_the_registry():
     assert not is_question("Do the bedroom as well.") and is_question("Do you know the time?")
     assert is_question("Does it rain?") and not is_question("Do the kitchen next.")
     assert is_question("Volume level?") and is_question("Bedroom humidity?")  # terse, said as a question
+    # dev56 (session 35): a suggestion or an order with a tag, anywhere in the line, asks for something
+    assert not is_question("It's a bit quiet in here — how about some bossa nova?")
+    assert not is_question("Any chance of some light in the bathroom, about half brightness? My eyes aren't awake yet.")
+    assert not is_question("We'll need a lot more coffee than we've got, add some to the list, yeah?")
+    assert is_question("Any chance it'll rain today?")
     assert not is_question("Could the bathroom be a bit brighter, like 80?") and not is_question("Mind turning it off?")
     assert not is_question("Bring the heat up, would you?") and is_question("Is the light on, can you check?")
     assert is_question("If you could, what is the time?") and is_question("When does the shop open?")

@@ -182,6 +182,9 @@ _CALLED_BY = re.compile(r"^\W*[a-z]+\s*,\s*(?=(?:please\s+)?(?:can|could|would|w
 _EXCUSE = re.compile(r"^\W*(?:excuse\s+me|pardon\s+me|(?:i'm\s+|i\s+am\s+)?sorry\s+to\s+(?:bother|trouble)\s+you)"
                      r"(?:\s*,?\s*but)?[,.!\s]+")
 
+#: something offered or asked for as a suggestion, anywhere in the line
+_OFFERED = re.compile(r"(?:^|[,.;!?\u2014\u2013]\s*|\s-+\s*)(?:how|what)\s+about\s+(?:some|a\s+bit\s+of|a\s+little)\b"
+                      r"|\bany\s+chance\s+(?:of|you\s+could)\b")
 #: a tag after an order ("Knock the bedroom light down to 15, yeah?", "Kill the lights in the office,
 #: would ya?", dev36: blocked as questions), and the verbs an order opens on
 _TAG = re.compile(r",\s*(?:yeah|yea|ya|yep|ok|okay|would\s+ya|will\s+ya|would\s+you|will\s+you|could\s+you|can\s+you|mate|love)\W*$")
@@ -210,8 +213,11 @@ def is_question(text: str) -> bool:
     if words[0] in ("don't", "dont") and len(words) > 1 and words[1] not in _SUBJECTS:
         return False  # "Don't forget the oat milk, stick it on the list." (dev53), "Don't pause it, but could you go to
         # the next song?" (dev55) order; "Don't you ...?" asks
-    if asked and words[0] in IMPERATIVES and _TAG.search(text):
-        return False  # an order with a tag
+    if asked and _TAG.search(text) and any(p.split()[:1] and p.split()[0] in IMPERATIVES
+                                           for p in re.split(r"[,.;!?\u2014\u2013]|\s-+\s", text) for p in [p.strip()]):
+        return False  # an order with a tag ("..., add some to the list, yeah?", dev56)
+    if _OFFERED.search(text) and not _ASKED_INSIDE.search(text):
+        return False  # "It's a bit quiet in here -- how about some bossa nova?", "Any chance of some light ...?" (dev56)
     # a terse line said as a question asks ("Volume level?", "Bedroom humidity?"), unless it
     # opens like a polite request ("Can you ...?", "Mind turning ... off?")
     return words[0] in _ASKS or (asked and words[0] not in _POLITE)
