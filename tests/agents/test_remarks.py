@@ -139,6 +139,14 @@ def test_a_line_restarted_after_a_take_back_is_read_from_the_restart(text, resta
 
 def test_a_name_opening_a_line_is_a_person_only_when_asked_of_their_own_doing():
     assert said_to_someone_else("Priya, can you grab the bedroom light on your way up?")
+    # dev56 (session 35): an offer to a person, "oi", a second word for them, any verb of their own doing
+    assert said_to_someone_else("Grandad, do you want the heating up a bit? You look frozen.")
+    assert said_to_someone_else("Mrs Patel, would you like it a bit warmer? I can turn it up.")
+    assert said_to_someone_else("Oi, Marcus, turn that music down, I'm on a call!")
+    assert said_to_someone_else("Jess, love, add hummus to your list when you go to Tesco.")
+    assert said_to_someone_else("Danny, just hit the hallway switch on your way past.")
+    assert said_to_someone_else("Sophie, what's the time on your watch? The clock in here's stopped.")
+    assert not said_to_someone_else("Sweetheart, would you turn the music down a touch?")  # dev28: asked of the assistant
     assert not said_to_someone_else("Jarvis, can you turn your volume down?")  # the assistant's usual name
     assert not said_to_someone_else("Kitchen, can you put your light on?")  # the home's thing
     assert not said_to_someone_else("priya, can you grab the light on your way")  # no capital: no name known

@@ -111,10 +111,16 @@ _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bi
 #: not "love" or "sweetheart": a speaker may call the assistant so ("Sweetheart, would you turn the
 #: music down ...?", dev28)
 _GROUPS = "kids guys boys girls children everyone everybody".split()
-_CALLED = re.compile(r"^\W*(?:hey\s+|oi\s+|right\s+)?(?P<who>you\s+lot|[a-z]+)\s*,\s*(?P<rest>.+)")
+_CALLED = re.compile(r"^\W*(?:(?:hey|right)\s+|(?P<oi>oi)\W+)?(?P<who>you\s+lot|(?:mr|mrs|ms|miss|dr|auntie|uncle)\.?\s+[a-z]+|[a-z]+)"
+                     r"\s*,\s*(?P<rest>.+)")
 #: what is asked of a person called by name is their own doing: "can you ..., on your way?", "put
 #: the Beyonce album on when you've got a sec" (dev46)
 _OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you)\b")
+#: a second word the speaker calls someone by ("Jess, love, ...")
+_ENDEARMENT = re.compile(r"^(?:love|dear|darling|mate|pet|hun|babe|sweetie|sweetheart|pal)\W+")
+#: an offer made to a person called by name: their wish is asked, not the assistant told
+#: ("Grandad, do you want the heating up a bit?", "Mrs Patel, would you like it a bit warmer?", dev56)
+_OFFERED_TO = re.compile(r"^(?:do|did)\s+you\s+(?:want|fancy|need)\b|^would\s+you\s+(?:like|prefer)\b|^(?:shall|should)\s+i\b")
 #: words that open a line with a comma and call nobody (fillers, the assistant's usual names, the home's
 #: places and things)
 _NOT_A_PERSON = HOME_PLACES | frozenset("""
@@ -248,7 +254,17 @@ def said_to_someone_else(request: str) -> bool:
     rest = _OPENING.sub("", m["rest"])
     if m["who"] in _GROUPS or m["who"].startswith("you"):
         return bool(ORDERS_PIECE.match(rest) or _asked(rest))
-    return _capitalised(request, m["who"]) and bool(ORDERS_PIECE.match(rest) or _asked(rest)) and bool(_OF_A_PERSON.search(rest))
+    if not _capitalised(request, m["who"].split()[-1]):
+        return False
+    rest = _OPENING.sub("", _ENDEARMENT.sub("", rest))  # "Jess, love, add hummus to your list ..." (dev56)
+    if _OFFERED_TO.match(rest):
+        return True
+    if m["oi"]:  # "Oi, Marcus, turn that music down" (dev56): "oi" calls a person
+        return bool(ORDERS_PIECE.match(rest) or _asked(rest))
+    # their own doing, asked or ordered in any words ("Danny, just hit the hallway switch on your
+    # way past.", "Sophie, what's the time on your watch?", dev56), but not a statement to them
+    return bool(_OF_A_PERSON.search(rest)) and not (_STATEMENT.match(rest) and not ORDERS_PIECE.match(rest)
+                                                    and not _ASKS_A_QUESTION.match(rest))
 
 
 #: a word of praise said before the thanks ("Brilliant, thanks, it's warmer already.", dev49)
