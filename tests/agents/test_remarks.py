@@ -244,3 +244,19 @@ def test_a_line_left_undecided_or_broken_off_asks_nothing(text, why):
 ])
 def test_an_order_beside_indecision_still_asks(text):
     assert asks_nothing(text) is None
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    # dev56 (session 35): what the assistant can do at all, a place's hours, a thing left as it is
+    ("Can you play stuff from Spotify, or is it just the radio?", "asks what I can do"),
+    ("Can you do timers in seconds as well, or just minutes?", "asks what I can do"),
+    ("What time does the chippy shut on a Sunday?", "another's hours"),
+    ("Reckon we leave the garage light off for now, mate, I'll only be a sec.", "left as it is"),
+    ("The garage can stay dark, nobody's going out there tonight.", "left as it is"),
+])
+def test_an_ability_an_opening_hour_or_a_thing_left_asks_nothing(text, why):
+    assert asks_nothing(text) == why
+
+
+def test_a_choice_offered_is_still_a_request():
+    assert asks_nothing("Can you put on jazz or just something calm?") is None

@@ -58,8 +58,11 @@ _TOLD_NOT = re.compile(
     r"|i\s+(?:don't|do\s+not|dont)\s+(?:want|need)\s+(?:a|an|any|the)\b(?!.*\b(?:any\s*more|now)\b))")
 #: left as it is: "Leave the bathroom light as it is", "Keep the heating where it is", "Leave the
 #: garage light on" (not "Keep it at 20": that sets it)
-_LEFT = re.compile(r"^(?:leave|keep)\s+(?:the|my|our|that|this|it|them)\b[^,.!?]*?"
-                   r"\b(?:(?:where|as|the\s+way|like)\s+(?:it|they)\s+(?:is|are)|like\s+that|alone|be|on|off|going|running|playing)$")
+_LEFT = re.compile(r"^(?:(?:i\s+)?(?:reckon|think)\s+(?:we\s+)?|we(?:'ll|\s+can|\s+should)?\s+|let's\s+)?(?:leave|keep)\s+(?:the|my|our|that|this|it|them)\b[^,.!?]*?"
+                   r"\b(?:(?:where|as|the\s+way|like)\s+(?:it|they)\s+(?:is|are)|like\s+that|alone|be|on|off|going|running|playing)"
+                   r"(?:\s+for\s+(?:now|the\s+moment|the\s+time\s+being))?$"
+                   # "The garage can stay dark" (dev56)
+                   r"|^(?:the|my|our)\s+(?:[a-z']+\s+){1,3}(?:can|will|should|may)\s+stay\s+(?:dark|off|on|as\s+it\s+is|where\s+it\s+is|like\s+that)$")
 #: manners, not a condition: "if you could", "when you get a moment", "if that's ok", "once more"
 _NOT_A_CONDITION = (r"(?!you\b|you're\b|you've\b|possible\b|poss\b|that's\b|that\b|this\b|it's\s+(?:ok|okay|alright|no\s+bother)\b"
                     r"|it(?:'s|\s+is)(?:\s+not|n't)\s+too\b|it\s+isn't\s+too\b"

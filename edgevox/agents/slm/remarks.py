@@ -286,6 +286,13 @@ _TRAILS_OFF = re.compile(r"\b(?:the|a|an|for|to|of|my|some|on|in|at|with)\s*(?:\
 _UNDECIDED = re.compile(r"\b(?:i\s+(?:dunno|don't\s+know|can't\s+decide|haven't\s+decided|can't\s+remember)|i'll\s+(?:decide|think|see)"
                         r"|i'll\s+sort\s+it\s+(?:out\s+)?myself|let\s+me\s+think|give\s+me\s+a\s+(?:minute|sec|second|moment)"
                         r"|not\s+sure\s+yet|we'll\s+see|(?:i've|i\s+have)\s+(?:\w+\s+)?forgotten)\b")
+#: a question about what the assistant can do at all ("Can you play stuff from Spotify, or is it just
+#: the radio?", "Can you do timers in seconds as well, or just minutes?", dev56)
+_ABILITY = re.compile(r"^\W*(?:can|could|do)\s+you\s+[^?,]*,\s+or\s+(?:just|only|is\s+it|are\s+(?:you|they)|do\s+you)\b[^?]*\?\s*$"
+                      r"|^\W*(?:can|do)\s+you\s+(?:do|handle|understand|support)\s+(?:[a-z]+\s+){0,2}[a-z]+s\b[^?]*\?\s*$")
+#: the hours of a place or a thing, not the time now ("What time does the chippy shut on a Sunday?", dev56)
+_HOURS_OF = re.compile(r"\bwhat\s+time\s+(?:does|do|is|are|will)\s+(?:the\s+)?[a-z' ]+?\s+(?:open|opens|close|closes|shut|shuts|start|starts"
+                       r"|finish|finishes|end|ends|leave|leaves|arrive|arrives|get\s+in|kick\s+off)\b")
 #: a hedge before the indecision: the line weighed something, it did not order it
 _HEDGED = re.compile(r"\?|\b(?:maybe|perhaps|either|or|should\s+(?:i|we)|shall\s+(?:i|we)|what\s+was\s+it|no|nah|actually)\b")
 
@@ -518,7 +525,7 @@ _WANTS_NOW = re.compile(r"\b(?:need|needs|want|wants|wanna|fancy|mood|feel\s+lik
                         r"|warm|hot|freezing|loud|quiet|black|pitch|out\s+of|ran\s+out|run\s+out|last\s+of|finished|used\s+up"
                         r"|polished\s+off|(?:no|none)\s+(?:\w+\s+)?left|all\s+gone"
                         r"|(?:on|onto|to|off|from)\s+(?:the|my|our)\s+(?:shopping\s+)?list|list\s*:|shopping\s+list"
-                        r"|timer\s+for|please|(?<!for\s)now|instead(?!\s+of)|(?<!no\s)more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
+                        r"|timer\s+for|please|i\s+mean|i\s+meant|(?<!for\s)now|instead(?!\s+of)|(?<!no\s)more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
                         r"|could\s+be|should\s+be|appreciate|if\s+you\s+(?:could|can|would)|looking\s+for)\b")
 #: a name and what its person did or does ("Dad said ...", "Kev reckons ..."); a line's first word is
 #: always capitalised, so "Calculate the ..." (BFCL simple_python_46) is no name: no such verb follows
@@ -567,8 +574,9 @@ def only_tells(request: str) -> bool:
     if any(ORDERS_PIECE.match(p) or _switched(p) or terse_order(p) or p.split()[0] in _ORDERS_TOO
            or (re.search(r"\b(?:on|off)$", p) and not _VERB.search(p) and not _MAYBE.search(p)) for p in pieces):
         return False
+    # (a piece of a word or two after the first goes on with a list: "... the bread and eggs")
     return all(_TELLING_SUBJECT.match(p) or _STATEMENT.match(p) or (_a_name(request, p.split()[0]) and _NAME_TELLS.match(p))
-               or _BEING.match(p) or _NO_SUBJECT.match(p) for p in pieces)
+               or _BEING.match(p) or _NO_SUBJECT.match(p) or (n and len(p.split()) <= 2) for n, p in enumerate(pieces))
 
 
 def _undecided(request: str, low: str) -> bool:
@@ -601,4 +609,8 @@ def asks_nothing(request: str) -> str | None:
         return "trails off"
     if _undecided(request, low):
         return "undecided"
+    if _ABILITY.search(low):
+        return "asks what I can do"
+    if _HOURS_OF.search(low):
+        return "another's hours"
     return "the weather that was" if asks_of_the_past(request) else None
