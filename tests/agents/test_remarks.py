@@ -146,6 +146,7 @@ def test_a_name_opening_a_line_is_a_person_only_when_asked_of_their_own_doing():
     assert said_to_someone_else("Jess, love, add hummus to your list when you go to Tesco.")
     assert said_to_someone_else("Danny, just hit the hallway switch on your way past.")
     assert said_to_someone_else("Sophie, what's the time on your watch? The clock in here's stopped.")
+    assert said_to_someone_else("Raj — put a bit of Coldplay on from your phone, yeah?")  # a dash after the name
     assert not said_to_someone_else("Sweetheart, would you turn the music down a touch?")  # dev28: asked of the assistant
     assert not said_to_someone_else("Jarvis, can you turn your volume down?")  # the assistant's usual name
     assert not said_to_someone_else("Kitchen, can you put your light on?")  # the home's thing

@@ -112,7 +112,7 @@ _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bi
 #: music down ...?", dev28)
 _GROUPS = "kids guys boys girls children everyone everybody".split()
 _CALLED = re.compile(r"^\W*(?:(?:hey|right)\s+|(?P<oi>oi)\W+)?(?P<who>you\s+lot|(?:mr|mrs|ms|miss|dr|auntie|uncle)\.?\s+[a-z]+|[a-z]+)"
-                     r"\s*,\s*(?P<rest>.+)")
+                     r"\s*(?:,|[\u2014\u2013]|-{1,2}(?=\s))\s*(?P<rest>.+)")  # "Raj — put ... on from your phone" (dev56)
 #: what is asked of a person called by name is their own doing: "can you ..., on your way?", "put
 #: the Beyonce album on when you've got a sec" (dev46)
 _OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you)\b")
