@@ -84,6 +84,11 @@ def test_a_line_that_asks_is_no_remark(text):
     "Turn all the lights on -- nah, the sun's still up, what am I doing.",
     "Um, add dog food to -- oh, Gran already bought a sack of it. Cancel that.",
     "Timer for twenty minutes for the -- oh, the oven's got its own timer, ignore me.",
+    "What's the weather in -- oh, it doesn't matter, the match is off anyway.",
+    "Could you turn the heat up to seventy-four -- eh, forget it, I'll put some socks on.",
+    "Could you make the dining room lights a bit -- actually, they're fine. Sorry.",
+    "Play that Ed Sheeran album -- actually, no, not tonight, I've got a banging headache.",
+    "Put coffee on the list -- oh, wait, I swore I was giving it up. No coffee.",
 ])
 def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
     assert asks_nothing(text) == "taken back"
@@ -104,6 +109,8 @@ def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
     "Add courgettes, no, aubergines to the list.",  # dev21
     "Turn off the light -- no wait, what time is it?",  # a question to the assistant
     "Go back a song, don't skip ahead.",  # a contrast, not a take-back (dev53)
+    "Play Adele -- er, no, Coldplay.",  # a name said instead
+    "Add milk -- no, no milk, oat milk.",
     # a take-back of the turn before, not of this line: the caller's to read
     "No, forget it.", "No, cancel that, forget it.",
 ])

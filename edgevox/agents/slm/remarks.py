@@ -167,7 +167,7 @@ def _no_other_order(pieces: list[str], own: str) -> bool:
 
 
 #: a subject before the verb tells ("he comes down", dev55), not orders
-_SUBJECT_FIRST = re.compile(r"^(?:he|she|they|we|i|you)\s+[a-z]+s?\b")
+_SUBJECT_FIRST = re.compile(r"^(?:he|she|they|we|i|you)(?:'ll|'d|\s+(?:will|might|could|would))?\s+[a-z]+s?\b")
 
 
 def _switched(piece: str) -> bool:
@@ -309,7 +309,7 @@ _BACK = (r"(?:no|nah|nope|wait|hang\s+on|hold\s+on|actually|on\s+second\s+though
          r"|never\s*mind|doesn't\s+matter|leave\s+it\s+(?:as\s+it\s+is|alone|be))\b")
 _BACK_ALONE = re.compile(rf"^{_BACK}")
 #: a break in speech after something said, and the sounds that may come before a take-back
-_AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm)\W+)*"
+_AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm|eh|er|um|uh|ugh|ooh)\W+)*"
 _TAKEN_BACK = re.compile(rf"{_AFTER_A_BREAK}{_BACK}")
 #: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
 _KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is|where\s+it\s+is"
@@ -329,6 +329,7 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
 #: more ways a speaker takes back what they just said, after a break ("-- kidding, kidding",
 #: "-- oh, it's fine", "-- ignore me", dev58)
 _TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry"
+                             r"|it\s+doesn't\s+matter"
                              r"|(?:it's|they're|that's)\s+fine)\b")
 _TAKEN_BACK_ALONE = re.compile(r"^(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that"
                                r"|(?:it's|they're|that's)\s+fine)$")
@@ -336,6 +337,10 @@ _TAKEN_BACK_ALONE = re.compile(r"^(?:(?:just\s+|only\s+)?(?:kidding|joking)|igno
 #: "are we doing the barbie Sunday or not?", "will anyone eat them?", dev58)
 _ASKS_ONESELF = re.compile(r"^(?:(?:what|why|how|where|when|who)\s+)?(?:am|was|were|do|did|have|had|should|shall|will|would|are|is)\s+"
                            r"(?:i|we|anyone|anybody|they|he|she)\b")
+#: the sounds a speaker makes before what they say next
+_SOUNDS = re.compile(r"^(?:(?:oh|ah|hmm|eh|er|um|uh|ugh|ooh)\W+)*")
+#: not now, said after a take-back ("-- actually, no, not tonight, I've got a banging headache.", dev58)
+_NOT_NOW = re.compile(r"^not\s+(?:tonight|now|today|yet|right\s+now|just\s+now|at\s+the\s+moment)$")
 #: what a speaker says to gain time, not an order ("give me a minute", "let me think")
 _GAINS_TIME = re.compile(r"^(?:give\s+me\s+a\s+(?:minute|sec|second|moment)|let\s+me\b|hang\s+on|hold\s+on)")
 
@@ -354,7 +359,12 @@ def takes_it_back(request: str) -> bool:
     if back is None or not [p for p in _pieces(low[:back.start()]) if not _KEPT.match(p) and not _BACK_ALONE.match(p)
                             and not _UNDONE.match(p)]:
         return False  # "No, forget it.", "No, cancel that, forget it." take back the turn before: the caller's to read
-    rest = low[back.start():].lstrip(",.?!;-\u2014\u2013\u2026 ")
+    rest = _SOUNDS.sub("", low[back.start():].lstrip(",.?!;-\u2014\u2013\u2026 "))
+    # "-- oh, wait, I swore I was giving it up. No coffee." (dev58): no more of what was said before
+    if (no := re.search(r"(?:^|[.,;!]\s*)no\s+([a-z]+(?:\s+[a-z]+)?)\W*$", rest)) and re.search(rf"\b{no[1]}\b", low[:back.start()]):
+        rest = rest[:no.start()]
+        if not _pieces(rest):
+            return True  # the refusal was the take-back itself
     said = _pieces(rest)
     if not said or _asked(rest) or _WISHED.search(rest) or complains(rest):
         return False
@@ -365,11 +375,13 @@ def _asks_again(request: str, piece: str) -> bool:
     """Does a piece said after a take-back ask again: anything but a statement, a "don't ...", a
     question to oneself, words that gain time, a take-back said again, or a person's doing?"""
     if piece.startswith(("don't", "do not", "dont")) or _GAINS_TIME.match(piece) or _ASKS_ONESELF.match(piece) \
-            or _TAKEN_BACK_ALONE.match(piece) or _KEPT.match(piece) or _BACK_ALONE.match(piece):
+            or _TAKEN_BACK_ALONE.match(piece) or _KEPT.match(piece) or _BACK_ALONE.match(piece) or _NOT_NOW.match(piece) \
+            or _COURTESY.match(piece) or piece in ("sorry", "my bad", "oops"):
         return False
     if ORDERS_PIECE.match(piece) or _switched(piece) or _a_thing_alone(piece):
         return True
-    return not (_STATEMENT.match(piece) or _a_name(request, piece.split()[0]))
+    # a person's doing ("Gran already bought a sack of it"), not a name said instead ("-- er, no, Coldplay.")
+    return not (_STATEMENT.match(piece) or (_a_name(request, piece.split()[0]) and _NAME_TELLS.match(piece)))
 
 
 #: a take-back that a correction may follow: "-- no, I mean the time, what time is it?" (not "sorry"
