@@ -896,3 +896,16 @@ def test_a_number_from_the_other_part_is_dropped_and_the_call_stands():
     light = TOOLS["set_light"]
     assert without_the_other_parts_words("set a twenty minute timer and uh turn off the bedroom light", light,
                                          {"room": "bedroom", "on": False, "brightness": 20}, ALL) == {"room": "bedroom", "on": False}
+
+
+def test_a_length_told_beside_another_order_starts_no_timer():
+    # dev57 (session 35): a timer started beside the call asked for, from how long something takes
+    from edgevox.agents.slm.grounding import length_told
+
+    timer = TOOLS["start_timer"]
+    assert length_told("Turn the bathroom light on, I'll be in the bath for like forty minutes.", timer, {"minutes": 40})
+    assert length_told("Next song, this one's six minutes long and I've heard it a million times.", timer, {"minutes": 6})
+    # asked for in words that need not say "timer"
+    assert not length_told("The pasta needs 11 minutes.", timer, {"minutes": 11})
+    assert not length_told("Turn the oven light on, and ten minutes for the rice.", timer, {"minutes": 10})
+    assert not length_told("Set a timer, I'll be back in ten minutes.", timer, {"minutes": 10})

@@ -989,6 +989,36 @@ def invents_a_length(request: str, tool: Any, arguments: Mapping[str, Any]) -> b
     return bool(lengths) and not _SAYS_A_LENGTH.search(low) and not said_numbers(_A_LEVEL.sub(" ", low))
 
 
+#: a timer asked for in words that need not say "timer" ("The pasta needs 11 minutes", "keep track of
+#: that", "make it 18", "another one for the fish", "ten minutes for the rice"): on the tuned splits
+#: every request for a timer says one of these or the timer itself
+_TIMER_ASKED = re.compile(r"\b(?:timers?|countdown|count\s+down|remind|shout|buzz|beep|ping|nudge|let\s+me\s+know|tell\s+me\s+when"
+                          r"|alarm|time\s+(?:it|this|that|the|my|me|for)|time\s+\w+\s+minutes|keep\s+(?:track|an\s+eye|time)|needs?|wants?"
+                          r"|make\s+(?:it|that)|another|one\s+more|new\s+one|for\s+(?:the|my|these|those|our)|give\s+me|wake\s+me|start\s+a)\b")
+#: a piece that tells how long the speaker or a thing takes ("I'll be in the bath for like forty
+#: minutes", "this one's six minutes long")
+_TELLS_A_LENGTH = re.compile(r"^(?:(?:i|we|he|she|they)(?:'ll|'m|'re|\s+will|\s+am|\s+are)?\s+(?:be|been|going|gonna|out|away|gone|back)\b"
+                             r"|(?:this|that|it)(?:'s|\s+is)\s|(?:(?:the|this|that)\s+)?[a-z]+(?:'s|\s+is)\s)")
+
+
+def length_told(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
+    """Is a timer's length said only in a piece that tells how long the speaker or a thing takes,
+    beside an order for something else, with no word that asks for a timer? "Turn the bathroom
+    light on, I'll be in the bath for like forty minutes." and "Next song, this one's six minutes
+    long ..." each started a timer beside the call asked for (dev57)."""
+    if not _time_params_of(tool) or not any(_time_key(k) and is_number(v) and v for k, v in arguments.items()):
+        return False
+    low = request.lower().replace("’", "'")
+    if _TIMER_ASKED.search(low):
+        return False
+    pieces = [_OPENS_AFTER.sub("", p).strip() for p in re.split(r"[,.;!?\u2014\u2013]|\s-+\s|\band\b|\bbut\b", low)]
+    timed = [p for p in pieces if p and _LENGTH.search(p)]
+    others = [p for p in pieces if p and not _LENGTH.search(p)]
+    return bool(timed) and all(_TELLS_A_LENGTH.match(p) for p in timed) \
+        and any(ORDERS_PIECE.match(p) or terse_order(p) or re.match(r"(?:next|previous|skip|pause|stop|resume|louder|quieter)\b", p)
+                for p in others)
+
+
 def ended_instead(request: str, registry: Any, tool: Any, arguments: Mapping[str, Any]) -> tuple[Any, dict] | None:
     """(undoer, arguments) when a call that makes a thing with a length nobody said is asked to
     end one: "Bin the pizza timer." and "can sell the cookie timer" (dev16) started a ten-second
@@ -1147,6 +1177,8 @@ class Grounding(Hook):
             repaired = HookResult.replace(call, reason=f"{call.name} switched as the request says")
         if (earlier or ctx.successes()) and invents_a_length(ctx.text, tool, call.arguments):
             return withdrawn(call, "holds a length the request never says")
+        if length_told(ctx.text, tool, call.arguments):
+            return withdrawn(call, "its length is told, not asked")
         if not earlier and (ended := ended_instead(ctx.text, registry, tool, call.arguments)):
             ending = dataclasses.replace(call, name=ended[0].name, arguments=ended[1])
             return HookResult.replace(ending, reason=f"{call.name} with a made-up length: {ended[0].name} asked")
