@@ -1006,8 +1006,9 @@ def length_told(request: str, tool: Any, arguments: Mapping[str, Any]) -> bool:
     beside an order for something else, with no word that asks for a timer? "Turn the bathroom
     light on, I'll be in the bath for like forty minutes." and "Next song, this one's six minutes
     long ..." each started a timer beside the call asked for (dev57)."""
-    if not _time_params_of(tool) or not any(_time_key(k) and is_number(v) and v for k, v in arguments.items()):
-        return False
+    if not _time_params_of(tool) or not any(_time_key(k) and is_number(v) and v for k, v in arguments.items()) \
+            or not re.search(r"timer|countdown", f"{tool.name} {tool.description or ''}".lower()):
+        return False  # a timer's length, not the time a look-up or a sum takes
     low = request.lower().replace("’", "'")
     if _TIMER_ASKED.search(low):
         return False
