@@ -89,6 +89,8 @@ def test_a_line_that_asks_is_no_remark(text):
     "Could you make the dining room lights a bit -- actually, they're fine. Sorry.",
     "Play that Ed Sheeran album -- actually, no, not tonight, I've got a banging headache.",
     "Put coffee on the list -- oh, wait, I swore I was giving it up. No coffee.",
+    "Music on in the -- no, the baby's just gone down. Shh. Nothing.",
+    "Play some Bollywood songs -- arre, no, Papa is sleeping. Later.",
 ])
 def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
     assert asks_nothing(text) == "taken back"

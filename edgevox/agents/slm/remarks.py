@@ -340,7 +340,8 @@ _ASKS_ONESELF = re.compile(r"^(?:(?:what|why|how|where|when|who)\s+)?(?:am|was|w
 #: the sounds a speaker makes before what they say next
 _SOUNDS = re.compile(r"^(?:(?:oh|ah|hmm|eh|er|um|uh|ugh|ooh)\W+)*")
 #: not now, said after a take-back ("-- actually, no, not tonight, I've got a banging headache.", dev58)
-_NOT_NOW = re.compile(r"^not\s+(?:tonight|now|today|yet|right\s+now|just\s+now|at\s+the\s+moment)$")
+_NOT_NOW = re.compile(r"^(?:not\s+(?:tonight|now|today|yet|right\s+now|just\s+now|at\s+the\s+moment)|(?:maybe\s+)?later"
+                      r"|another\s+time|nothing|sh+|shush)$")  # "... Papa is sleeping. Later.", "Shh. Nothing." (dev58)
 #: what a speaker says to gain time, not an order ("give me a minute", "let me think")
 _GAINS_TIME = re.compile(r"^(?:give\s+me\s+a\s+(?:minute|sec|second|moment)|let\s+me\b|hang\s+on|hold\s+on)")
 
