@@ -321,6 +321,10 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert corrected("Volume to thirty, no wait, forty-five.") == "volume to forty five"
     assert corrected("Heating to twenty-four... no, sorry, twenty-two.") == "heating to twenty two"
     assert corrected("Two or three minutes.") is None and corrected("Lights to 40 and the heating to 20.") is None
+    # dev58 (session 35): taken back, a reason said, then "make it" the number meant
+    assert corrected("Pasta timer, eleven -- wait, it's the fresh stuff, make it three minutes.") == "pasta timer three minutes"
+    assert "twenty" in corrected("Volume eighty -- er, no, the baby's asleep upstairs, make it twenty.").split()
+    assert "eighty" not in corrected("Volume eighty -- er, no, the baby's asleep upstairs, make it twenty.").split()
     # dev21 (session 25): "let's say", and a filler between two lengths of one unit
     assert corrected("Thermostat to 23, erm, let's say 22.") == "thermostat to 22"
     # dev49 (session 32): "make it" alone after a number, and a reason between the take-back and the fix

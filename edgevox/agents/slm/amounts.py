@@ -207,6 +207,13 @@ _NOT_AMOUNT = re.compile(r"\bnot\s+(?:(?:an?|one)\s+(?=hour|minute|second)|(?:\d
                          r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|degrees?|percent|%)(?!\w)")
 
 
+def _said_why_then_redone(between: list[str]) -> bool:
+    """Do the words between two numbers take the first back, say why, then "make it" the second
+    ("eighty -- er, no, the baby's asleep upstairs, make it twenty")?"""
+    lead = [w for w in between[:4] if w not in FILLERS]
+    return 4 <= len(between) <= 14 and bool(lead) and lead[0] in _TAKES_BACK and between[-2:] in (["make", "it"], ["make", "that"])
+
+
 def corrected(request: str) -> str | None:
     """``request`` without a number the speaker took back and the words that took it back
     ("Volume to thirty, no wait, forty-five." -> "volume to forty five"; "20 minutes, not 2
@@ -223,6 +230,8 @@ def corrected(request: str) -> str | None:
         if between and set(between) <= _CORRECTING and (set(between) & _TAKES_BACK or _same_unit_again(words, i + width, j)
                                                         or between in (["make", "it"], ["make", "that"])):  # "23, make it 21" (dev49)
             kept = kept[:i] + kept[j:]
+        elif _said_why_then_redone(between):
+            kept = kept[:i] + kept[j:]  # "Volume eighty -- er, no, the baby's asleep upstairs, make it twenty." (dev58)
     return " ".join(kept) if kept != words or said != request.lower() else None
 
 
