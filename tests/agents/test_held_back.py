@@ -139,3 +139,18 @@ def test_a_claim_on_a_line_that_asks_nothing_is_never_retried_as_a_call():
     agent = LLMAgent(tools=Home().tools(), model=be, hooks=default_slm_hooks())
     r = agent.run("Jamie said he'd switch the office light off before he leaves.")
     assert not r.calls and r.reply == "Okay.", (r.calls, r.reply)
+
+
+def test_a_claim_on_a_line_that_only_tells_is_never_retried_as_a_call():
+    from agent_fakes import ScriptedBackend, call
+
+    from edgevox.agents import LLMAgent, default_slm_hooks
+    from edgevox.agents.slm.remarks import asks_nothing, only_tells
+
+    # dev56 (session 35): "... but I'll keep the timer anyway." was claimed, and the retry cancelled it
+    line = "Ciara said she'd hang it all out, but I'll keep the timer anyway."
+    assert only_tells(line) and not asks_nothing(line)
+    be = ScriptedBackend(["I've cancelled the laundry timer.", call("cancel_timer", label="laundry"), "Done."])
+    agent = LLMAgent(tools=Home().tools(), model=be, hooks=default_slm_hooks())
+    r = agent.run(line)
+    assert not r.calls and r.reply == "Okay.", (r.calls, r.reply)

@@ -204,6 +204,8 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
     "Kev reckons he'll put the heating on a schedule next winter.",
     "Priya's doing the rice tonight, she'll time it herself — she doesn't trust gadgets.",
     "The thermostat's been on twenty all week, hasn't it.",  # dev57: a statement with a tag
+    "I might want the heating up later, we'll see how it goes.",  # dev58: a want for later
+    "I'll probably want the living room lights low later for the film, but not yet.",
 ])
 def test_a_line_that_only_tells_keeps_a_setter_away(text):
     from edgevox.agents.slm.grounding import why_not
@@ -226,6 +228,7 @@ def test_a_line_that_only_tells_keeps_a_setter_away(text):
     # a typed request opens on its verb, capitalised as every line is (BFCL simple_python_46)
     "Calculate the final temperature when 20 kg of water at 30 degree Celsius is mixed with 15 kg of water at 60 degree Celsius.",
     "the air conditioner turned on with cool mode.",  # BFCL live_simple_44: the state wanted
+    "I'll want the heating at 21.",
 ])
 def test_a_request_that_tells_on_its_face_is_not_only_telling(text):
     from edgevox.agents.slm.remarks import only_tells

@@ -43,7 +43,8 @@ from edgevox.agents.slm.claims import (
     unserved_claims,
 )
 from edgevox.agents.slm.grounding import REPLIES, is_question
-from edgevox.agents.slm.remarks import asks_nothing
+from edgevox.agents.slm.remarks import asks_nothing, only_tells
+from edgevox.agents.slm.vocabulary import changes_things
 from edgevox.agents.speech import summarise
 
 NOTE = ("Nothing has been done yet: no tool was called. If the user asked for an action, call the tool "
@@ -189,9 +190,11 @@ class FalseClaim(Hook):
             asked = is_question(ctx.text)
             said = REPLIES["question"] if asked else REPLIES["device"].format(device=unserved[0])
             return HookResult.end(said, reason="; ".join(reasons))
-        if not ctx.successes() and asks_nothing(ctx.text):
+        if not ctx.successes() and (asks_nothing(ctx.text) or (only_tells(ctx.text) and any(map(changes_things, ctx.registry)))):
             # a line that asks nothing is never retried as a call ("Jamie said he'd switch the office
-            # light off before he leaves.", dev53: the reply claimed it, the retry switched it off)
+            # light off before he leaves.", dev53: the reply claimed it, the retry switched it off); nor
+            # a line that only tells, where a setter is at hand ("Ciara said she'd hang it all out,
+            # but I'll keep the timer anyway.", dev56: the retry cancelled the timer)
             return HookResult.end(ctx.agent.phrases.taken_back, reason="; ".join(reasons))
         safe = from_results(ctx)
         if st.get("retried") or ctx.hops_left <= 0:

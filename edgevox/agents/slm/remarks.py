@@ -533,7 +533,7 @@ _TELLS_OF = re.compile(r"\b(?:was|were|been|had|did|said|told|reckons?|thinks?|t
 #: what shows a line wants something now although it tells: a need or a mood, a room too dark, cold
 #: or loud, food run out, the list, a timer for something, "more", "again", "I said" (a correction),
 #: "I wonder" (a question); each of these asked for a call in a tuned line that otherwise tells
-_WANTS_NOW = re.compile(r"\b(?:need|needs|want|wants|wanna|fancy|mood|feel\s+like|could\s+do\s+with|could\s+use"
+_WANTS_NOW = re.compile(r"(?<!might\s)(?<!'ll\s)(?<!will\s)(?<!may\s)(?<!probably\s)\b(?:need|needs|want|wants|wanna|fancy|mood|feel\s+like|could\s+do\s+with|could\s+use"
                         r"|would\s+(?:be|go|cheer|help)|'d\s+(?:like|love|be)|can't\s+(?:see|hear)|hardly|barely|dark|bright|cold"
                         r"|warm|hot|freezing|loud|quiet|black|pitch|out\s+of|ran\s+out|run\s+out|last\s+of|finished|used\s+up"
                         r"|polished\s+off|(?:no|none)\s+(?:\w+\s+)?left|all\s+gone"
