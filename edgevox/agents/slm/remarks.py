@@ -35,6 +35,7 @@ are rules over words, not meaning: ``relevance`` has the line answered in words,
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from edgevox.agents.slm.amounts import said_numbers
 from edgevox.agents.slm.held_back import held_pieces
@@ -565,6 +566,7 @@ _TAG = re.compile(r",\s*(?:isn't|hasn't|wasn't|doesn't|didn't|aren't|weren't|won
 _ORDERS_TOO = frozenset("bin ditch back pick go every".split())
 
 
+@lru_cache(maxsize=512)  # asked of the same line by the gate, grounding (per tool), the planner and the claim check
 def only_tells(request: str) -> bool:
     """Does the line only tell: of the past, a habit, someone's plan or doing, a taste, a wish,
     something already done ("Dad said he'd sort the garage light when he's back from the tip.",
