@@ -207,11 +207,15 @@ _NOT_AMOUNT = re.compile(r"\bnot\s+(?:(?:an?|one)\s+(?=hour|minute|second)|(?:\d
                          r"(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|degrees?|percent|%)(?!\w)")
 
 
+#: the words that say the number meant comes next
+_MAKE_IT = (["make", "it"], ["make", "that"])
+
+
 def _said_why_then_redone(between: list[str]) -> bool:
     """Do the words between two numbers take the first back, say why, then "make it" the second
     ("eighty -- er, no, the baby's asleep upstairs, make it twenty")?"""
     lead = [w for w in between[:4] if w not in FILLERS]
-    return 4 <= len(between) <= 14 and bool(lead) and lead[0] in _TAKES_BACK and between[-2:] in (["make", "it"], ["make", "that"])
+    return 4 <= len(between) <= 14 and bool(lead) and lead[0] in _TAKES_BACK and between[-2:] in _MAKE_IT
 
 
 def corrected(request: str) -> str | None:
@@ -228,7 +232,7 @@ def corrected(request: str) -> str | None:
         # the unit may come with each number: "5 minutes, no wait, 8 minutes" (dev16; _UNIT_WORDS)
         between = [w for k, w in enumerate(words[i + width:j]) if not (k == 0 and w in _UNIT_WORDS)]
         if between and set(between) <= _CORRECTING and (set(between) & _TAKES_BACK or _same_unit_again(words, i + width, j)
-                                                        or between in (["make", "it"], ["make", "that"])):  # "23, make it 21" (dev49)
+                                                        or between in _MAKE_IT):  # "23, make it 21" (dev49)
             kept = kept[:i] + kept[j:]
         elif _said_why_then_redone(between):
             kept = kept[:i] + kept[j:]  # "Volume eighty -- er, no, the baby's asleep upstairs, make it twenty." (dev58)

@@ -213,8 +213,8 @@ def is_question(text: str) -> bool:
     if words[0] in ("don't", "dont") and len(words) > 1 and words[1] not in _SUBJECTS:
         return False  # "Don't forget the oat milk, stick it on the list." (dev53), "Don't pause it, but could you go to
         # the next song?" (dev55) order; "Don't you ...?" asks
-    if asked and _TAG.search(text) and any(p.split()[:1] and p.split()[0] in IMPERATIVES
-                                           for p in re.split(r"[,.;!?\u2014\u2013]|\s-+\s", text) for p in [p.strip()]):
+    if asked and _TAG.search(text) and any(p.split()[0] in IMPERATIVES
+                                           for p in re.split(r"[,.;!?\u2014\u2013]|\s-+\s", text) if p.split()):
         return False  # an order with a tag ("..., add some to the list, yeah?", dev56)
     if _OFFERED.search(text) and not _ASKED_INSIDE.search(text):
         return False  # "It's a bit quiet in here -- how about some bossa nova?", "Any chance of some light ...?" (dev56)

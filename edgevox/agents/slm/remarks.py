@@ -310,7 +310,9 @@ _BACK = (r"(?:no|nah|nope|wait|hang\s+on|hold\s+on|actually|on\s+second\s+though
          r"|never\s*mind|doesn't\s+matter|leave\s+it\s+(?:as\s+it\s+is|alone|be))\b")
 _BACK_ALONE = re.compile(rf"^{_BACK}")
 #: a break in speech after something said, and the sounds that may come before a take-back
-_AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:(?:oh|ah|hmm|eh|er|um|uh|ugh|ooh)\W+)*"
+#: the sounds a speaker makes before what they say next
+_SOUND = r"(?:oh|ah|hmm|eh|er|um|uh|ugh|ooh)"
+_AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:{_SOUND}\W+)*"
 _TAKEN_BACK = re.compile(rf"{_AFTER_A_BREAK}{_BACK}")
 #: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
 _KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is|where\s+it\s+is"
@@ -329,17 +331,15 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
 
 #: more ways a speaker takes back what they just said, after a break ("-- kidding, kidding",
 #: "-- oh, it's fine", "-- ignore me", dev58)
-_TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry"
-                             r"|it\s+doesn't\s+matter"
-                             r"|(?:it's|they're|that's)\s+fine)\b")
-_TAKEN_BACK_ALONE = re.compile(r"^(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that"
-                               r"|(?:it's|they're|that's)\s+fine)$")
+_BACK_TOO = (r"(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry|it\s+doesn't\s+matter"
+             r"|(?:it's|they're|that's)\s+fine)")
+_TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}{_BACK_TOO}\b")
+_TAKEN_BACK_ALONE = re.compile(rf"^{_BACK_TOO}$")
 #: a question the speaker asks of themselves or of others, not of the assistant ("what am I doing",
 #: "are we doing the barbie Sunday or not?", "will anyone eat them?", dev58)
 _ASKS_ONESELF = re.compile(r"^(?:(?:what|why|how|where|when|who)\s+)?(?:am|was|were|do|did|have|had|should|shall|will|would|are|is)\s+"
                            r"(?:i|we|anyone|anybody|they|he|she)\b")
-#: the sounds a speaker makes before what they say next
-_SOUNDS = re.compile(r"^(?:(?:oh|ah|hmm|eh|er|um|uh|ugh|ooh)\W+)*")
+_SOUNDS = re.compile(rf"^(?:{_SOUND}\W+)*")
 #: not now, said after a take-back ("-- actually, no, not tonight, I've got a banging headache.", dev58)
 _NOT_NOW = re.compile(r"^(?:not\s+(?:tonight|now|today|yet|right\s+now|just\s+now|at\s+the\s+moment)|(?:maybe\s+)?later"
                       r"|another\s+time|nothing|sh+|shush)$")  # "... Papa is sleeping. Later.", "Shh. Nothing." (dev58)
@@ -560,7 +560,7 @@ _NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\
 #: a maybe or a plan, not a switch ordered ("I might stick some Nina Simone on", dev56)
 _MAYBE = re.compile(r"\b(?:might|may|will|'ll|would|gonna|going\s+to)\b")
 #: a question tagged on to a statement, closing the line ("..., hasn't it.")
-_TAG = re.compile(r",\s*(?:isn't|hasn't|wasn't|doesn't|didn't|aren't|weren't|won't|haven't|hadn't|innit)\s+(?:it|they|he|she|we|you|there)\W*$")
+_TAG_QUESTION = re.compile(r",\s*(?:isn't|hasn't|wasn't|doesn't|didn't|aren't|weren't|won't|haven't|hadn't|innit)\s+(?:it|they|he|she|we|you|there)\W*$")
 #: verbs of orders no list here holds, seen opening a tuned request ("Bin the pasta timer, ...",
 #: "Back one track, ...", "Pick the music back up ...", "Every light in the house on, ...")
 _ORDERS_TOO = frozenset("bin ditch back pick go every".split())
@@ -581,7 +581,7 @@ def only_tells(request: str) -> bool:
     if "?" in low or _asked(low) or complains(low) or _WANTS_NOW.search(low) or not _TELLS_OF.search(low) \
             or _THING_IN_A_STATE.match(low):
         return False
-    low = _TAG.sub("", low)  # "The thermostat's been on twenty all week, hasn't it." (dev57) tells
+    low = _TAG_QUESTION.sub("", low)  # "The thermostat's been on twenty all week, hasn't it." (dev57) tells
     pieces = [_SCENE.sub("", q) for part in re.split(r"\s[-\u2014\u2013]+\s|\u2014|--", low) for q in _pieces(part)]
     pieces = [p for p in pieces if p and p not in _ASIDES]
     if not pieces or _ASKS_A_QUESTION.match(pieces[0]):
