@@ -817,7 +817,7 @@ def test_on_the_real_model_an_order_beside_a_lock_runs_and_the_lock_is_refused(q
 
 
 def test_dev50_thanks_or_a_greeting_before_an_order_is_read_from_the_order():
-    from edgevox.agents.slm.remarks import after_courtesy
+    from edgevox.agents.slm.statements import after_courtesy
     from edgevox.agents.slm.transcript import mend
 
     assert mend("Cheers, that's grand, and the hallway light off while you're at it") == \

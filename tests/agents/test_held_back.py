@@ -145,7 +145,8 @@ def test_a_claim_on_a_line_that_only_tells_is_never_retried_as_a_call():
     from agent_fakes import ScriptedBackend, call
 
     from edgevox.agents import LLMAgent, default_slm_hooks
-    from edgevox.agents.slm.remarks import asks_nothing, only_tells
+    from edgevox.agents.slm.remarks import asks_nothing
+    from edgevox.agents.slm.telling import only_tells
 
     # dev56 (session 35): "... but I'll keep the timer anyway." was claimed, and the retry cancelled it
     line = "Ciara said she'd hang it all out, but I'll keep the timer anyway."

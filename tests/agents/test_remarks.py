@@ -1,5 +1,5 @@
-"""Remarks: lines that name a tool's thing and ask for nothing (``edgevox.agents.slm.remarks``),
-the pure rules and the home agent on the real model."""
+"""Remarks: lines that name a tool's thing and ask for nothing (``edgevox.agents.slm.remarks``,
+``changed_mind`` and ``telling``), the pure rules and the home agent on the real model."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_a_line_taken_back_in_the_same_breath_asks_for_nothing(text):
     "No, forget it.", "No, cancel that, forget it.",
 ])
 def test_a_correction_or_a_take_back_of_the_turn_before_is_not_taken_back(text):
-    from edgevox.agents.slm.remarks import takes_it_back
+    from edgevox.agents.slm.changed_mind import takes_it_back
 
     assert not takes_it_back(text)
 
@@ -141,7 +141,7 @@ def test_a_correction_or_a_take_back_of_the_turn_before_is_not_taken_back(text):
     ("No, play the next one.", None),  # takes back the turn before
 ])
 def test_a_line_restarted_after_a_take_back_is_read_from_the_restart(text, restart):
-    from edgevox.agents.slm.remarks import restarted
+    from edgevox.agents.slm.changed_mind import restarted
 
     assert restarted(text) == restart
 
@@ -163,7 +163,7 @@ def test_a_name_opening_a_line_is_a_person_only_when_asked_of_their_own_doing():
 
 
 def test_never_mind_and_why_asks_for_nothing_but_never_mind_and_an_order_does():
-    from edgevox.agents.slm.remarks import minds_nothing
+    from edgevox.agents.slm.changed_mind import minds_nothing
 
     # dev46 (session 31): a timer cancelled and the weather read for it
     assert minds_nothing("Oh, forget it, the rice cooker beeps on its own.")
@@ -209,7 +209,7 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
 ])
 def test_a_line_that_only_tells_keeps_a_setter_away(text):
     from edgevox.agents.slm.grounding import why_not
-    from edgevox.agents.slm.remarks import only_tells
+    from edgevox.agents.slm.telling import only_tells
 
     assert only_tells(text)
     tools = Home().tools()
@@ -231,7 +231,7 @@ def test_a_line_that_only_tells_keeps_a_setter_away(text):
     "I'll want the heating at 21.",
 ])
 def test_a_request_that_tells_on_its_face_is_not_only_telling(text):
-    from edgevox.agents.slm.remarks import only_tells
+    from edgevox.agents.slm.telling import only_tells
 
     assert not only_tells(text)
 

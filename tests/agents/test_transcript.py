@@ -37,7 +37,7 @@ TOOLS = Home().tools()
     # dev49: a hesitation between dashes, and the small word said again after it
     ("What's the weather in -- hmm -- in Oslo, for tomorrow?", "What's the weather in Oslo, for tomorrow?"),
     ("Turn the the office light on, please.", "Turn the office light on, please."),
-    # a restart after a take-back is read alone (remarks.restarted)
+    # a restart after a take-back is read alone (changed_mind.restarted)
     ("Play some jazz -- no, er, something livelier, put on some funk.", "something livelier, put on some funk."),
 ])
 def test_a_slip_with_one_reading_is_mended(heard, meant):

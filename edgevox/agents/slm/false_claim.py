@@ -43,7 +43,8 @@ from edgevox.agents.slm.claims import (
     unserved_claims,
 )
 from edgevox.agents.slm.grounding import REPLIES, is_question
-from edgevox.agents.slm.remarks import asks_nothing, only_tells
+from edgevox.agents.slm.remarks import asks_nothing
+from edgevox.agents.slm.telling import only_tells
 from edgevox.agents.slm.vocabulary import changes_things
 from edgevox.agents.speech import summarise
 

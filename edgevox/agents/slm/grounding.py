@@ -72,14 +72,9 @@ from edgevox.agents.slm.held_back import WAITS, held_pieces
 from edgevox.agents.slm.labels import said_name
 from edgevox.agents.slm.parts import every_sentence
 from edgevox.agents.slm.planned import GROUNDING, PLANNED
-from edgevox.agents.slm.remarks import (
-    ORDERS_PIECE,
-    asks_nothing,
-    asks_of_the_past,
-    complains,
-    only_tells,
-    terse_order,
-)
+from edgevox.agents.slm.remarks import asks_nothing, asks_of_the_past
+from edgevox.agents.slm.statements import ORDERS_PIECE, complains, terse_order
+from edgevox.agents.slm.telling import only_tells
 from edgevox.agents.slm.vocabulary import (
     CHANGERS,
     CLIMATE_DEVICES,
@@ -294,7 +289,7 @@ _TELLS = re.compile(r"^\W*(?:(?:oh|ah|well|so|ha|honestly|god)\W+)*(?:(?:my|our|
                     r"|(?:we|i|they|he|she)\s+(?:ran|had|used|left|did|bought|got|paid|went|spent|tried|always|never|usually)\b)")
 def tells_not_asks(request: str) -> bool:
     """Does the line only tell how a thing is or was, or what someone did (``_TELLS``), with no
-    piece that orders or asks and no complaint, or tell in any of ``remarks.only_tells``'s ways (a
+    piece that orders or asks and no complaint, or tell in any of ``telling.only_tells``'s ways (a
     past, a plan, a taste, someone's doing)? A call of a tool that changes things is nobody's
     wish there."""
     if only_tells(request):

@@ -28,6 +28,7 @@ from typing import Any
 
 from edgevox.agents.demonstrations import first_sentence, tool_spec
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
+from edgevox.agents.slm.changed_mind import minds_nothing
 from edgevox.agents.slm.grounding import (
     HANDOVER,
     RELATED,
@@ -41,7 +42,8 @@ from edgevox.agents.slm.grounding import (
 )
 from edgevox.agents.slm.held_back import HELD_BACK, WAITS, unheld
 from edgevox.agents.slm.parts import parts_of
-from edgevox.agents.slm.remarks import asks_nothing, minds_nothing, only_tells
+from edgevox.agents.slm.remarks import asks_nothing
+from edgevox.agents.slm.telling import only_tells
 from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,
     UNITS,

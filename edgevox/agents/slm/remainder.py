@@ -46,7 +46,7 @@ from edgevox.agents.slm.grounding import (
 )
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of, without_asides
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate, ordered_tools
-from edgevox.agents.slm.remarks import terse_order
+from edgevox.agents.slm.statements import terse_order
 from edgevox.agents.slm.vocabulary import (
     UNDO_WORDS,
     WORD,

@@ -11,7 +11,7 @@ number, a sound-alike where the sentence leaves no other sense: "turn of" before
 not "a turn of phrase"), and from the registry a split word whose halves join into a value
 a tool's schema allows ("bed room" only where a room is called "bedroom") or a value of
 several words with one a letter off ("the dinning room"). A line the speaker restarted after
-taking its start back is read from the restart (``remarks.restarted``: "Office light off -- no,
+taking its start back is read from the restart (``changed_mind.restarted``: "Office light off -- no,
 the garage, the garage light off.", dev47, switched both lights off); a line that opens with thanks, a greeting or praise and then orders
 is read from the order ("Cheers, that's grand, and the hallway light off while you're at it", dev50:
 answered "You're welcome."). The mended line is what
@@ -27,8 +27,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
-from edgevox.agents.slm.remarks import after_courtesy, restarted
+from edgevox.agents.slm.changed_mind import restarted
 from edgevox.agents.slm.slips import mend_slips
+from edgevox.agents.slm.statements import after_courtesy
 from edgevox.agents.slm.vocabulary import enum_values, one_edit_apart
 
 
@@ -79,8 +80,8 @@ def join_split_values(text: str, values: Iterable[str]) -> str:
 
 def mend(text: str, tools: Iterable[Any] = ()) -> str:
     """``text`` with the slips of ``slips.SLIPS`` and the split values of ``tools`` mended, and
-    read from its restart when the speaker took back the start (``remarks.restarted``), or from
-    its order when thanks or a greeting opened it (``remarks.after_courtesy``)."""
+    read from its restart when the speaker took back the start (``changed_mind.restarted``), or from
+    its order when thanks or a greeting opened it (``statements.after_courtesy``)."""
     values = enum_values(tools)
     slipless = mend_slips(text)
     read = restarted(slipless) or after_courtesy(slipless) or slipless
