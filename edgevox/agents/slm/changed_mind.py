@@ -55,14 +55,12 @@ _NEVER_MIND = re.compile(r"^(?:forget\s+(?:it|that|about\s+it)|never\s*mind|neve
 #: dev47); an "oh" or "hmm" may come first
 _BACK = (r"(?:no|nah|nope|wait|hang\s+on|hold\s+on|actually|on\s+second\s+thought|scratch\s+that|scrap\s+that|forget\s+it"
          r"|never\s*mind|doesn't\s+matter|leave\s+it\s+(?:as\s+it\s+is|alone|be))\b")
-
 _BACK_ALONE = re.compile(rf"^{_BACK}")
 
 #: the sounds a speaker makes before what they say next ("-- oh, no", "-- er, forget it")
 _SOUND = r"(?:oh|ah|hmm|eh|er|um|uh|ugh|ooh)"
 #: a break in speech after something said, and the sounds that may come before a take-back
 _AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:{_SOUND}\W+)*"
-
 _TAKEN_BACK = re.compile(rf"{_AFTER_A_BREAK}{_BACK}")
 
 #: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
@@ -85,16 +83,13 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
 #: "-- oh, it's fine", "-- ignore me", dev58)
 _BACK_TOO = (r"(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry|it\s+doesn't\s+matter"
              r"|(?:it's|they're|that's)\s+fine)")
-
 _TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}{_BACK_TOO}\b")
-
 _TAKEN_BACK_ALONE = re.compile(rf"^{_BACK_TOO}$")
 
 #: a question the speaker asks of themselves or of others, not of the assistant ("what am I doing",
 #: "are we doing the barbie Sunday or not?", "will anyone eat them?", dev58)
 _ASKS_ONESELF = re.compile(r"^(?:(?:what|why|how|where|when|who)\s+)?(?:am|was|were|do|did|have|had|should|shall|will|would|are|is)\s+"
                            r"(?:i|we|anyone|anybody|they|he|she)\b")
-
 _SOUNDS = re.compile(rf"^(?:{_SOUND}\W+)*")
 
 #: not now, said after a take-back ("-- actually, no, not tonight, I've got a banging headache.", dev58)
@@ -150,7 +145,6 @@ _CORRECTING = re.compile(rf"{_AFTER_A_BREAK}(?:{_BACK}|i\s+mean|oops)(?:\W+(?:{_
 
 #: a word of an order that points back at what was taken back ("no, make it 50"): the line is read whole
 _POINTS_BACK = re.compile(r"\b(?:it|them|that|this|those|these|one|same)\b")
-
 _ONE_OF_A_ROW = re.compile(r"\bthe\s+(?:previous|next|last|other)\s+one\b")
 
 #: a player's move said as an order ("-- oh, no, go back, the previous one", dev49)
@@ -158,7 +152,6 @@ _PLAYER_MOVE = re.compile(r"^(?:go\s+back|skip|rewind)\b")
 
 #: a part added, not a request restarted ("Play jazz, oh wait, also add milk")
 _ADDED = re.compile(r"^\W*(?:and|plus)\b|\b(?:also|too|as\s+well|and\s+then)\b")
-
 _ASKS_WHAT = re.compile(r"\b(?:what|what's|whats|how|when|where|which|who)\b[^?]*\?")
 
 

@@ -73,7 +73,6 @@ _PAST = ("switched turned flicked had ran kept added started cancelled canceled 
 
 #: past verbs spelt as their present: "I put milk on the list yesterday" needs its "yesterday"
 _PAST_AS_PRESENT = "put set cut shut let"
-
 _DONE = re.compile(rf"^(?P<who>{_PEOPLE}|(?:the|that|this|my|our)\s+(?:[a-z']+\s+){{0,2}}?[a-z']+|[a-z]+)(?:'ve|\s+have|'d|\s+had|'s|\s+has)?\s+"
                    rf"(?:(?:already|just|literally|actually|only|also)\s+)*(?P<verb>{'|'.join((_PAST + ' ' + _PAST_AS_PRESENT).split())})\b")
 
@@ -84,7 +83,6 @@ _BEFORE_NOW = re.compile(r"\b(?:already|just|earlier|ago|yesterday|before|last\s
 
 #: a plan: who will do it, then the verb
 _WHO = rf"^(?P<who>{_PEOPLE}|[a-z]+)"
-
 _PLAN = re.compile(rf"{_WHO}(?:'ll|\s+will|'s\s+going\s+to|\s+is\s+going\s+to|'re\s+going\s+to|\s+are\s+going\s+to"
                    r"|'m\s+going\s+to|\s+am\s+going\s+to|'s\s+gonna|'m\s+gonna|'re\s+gonna|\s+gonna)\s+(?:probably\s+|just\s+)?"
                    rf"(?:{'|'.join(sorted(IMPERATIVES | {'sort', 'do', 'deal', 'fix', 'change', 'grab', 'buy', 'throw'}))})\b")
@@ -105,7 +103,6 @@ _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bi
 #: not "love" or "sweetheart": a speaker may call the assistant so ("Sweetheart, would you turn the
 #: music down ...?", dev28)
 _GROUPS = "kids guys boys girls children everyone everybody".split()
-
 _CALLED = re.compile(r"^\W*(?:(?:hey|right)\s+|(?P<oi>oi)\W+)?(?P<who>you\s+lot|(?:mr|mrs|ms|miss|dr|auntie|uncle)\.?\s+[a-z]+|[a-z]+)"
                      r"\s*(?:,|[\u2014\u2013]|-{1,2}(?=\s))\s*(?P<rest>.+)")  # "Raj — put ... on from your phone" (dev56)
 
@@ -129,14 +126,10 @@ _LIKED = re.compile(r"^i\s+(?:(?:really|just|absolutely|actually|quite|do|so|tot
 
 #: the weather that was: the weather tool tells now and the forecast
 _WEATHER_WORDS = re.compile(r"\b(?:weather|temperature|rain|rained|raining|snow|snowed|sunny|hot|cold|warm|windy)\b")
-
 _WAS = re.compile(r"\b(?:was|were|been|did|had)\b")
-
 _PAST_TIME = re.compile(r"\b(?:yesterday|last\s+(?:night|week|weekend|month|year|summer|winter|spring|autumn|fall)"
                         r"|ever\s+recorded|on\s+record|the\s+other\s+day|while\s+we\s+were\s+away|been\s+like)\b")
-
 _RECORDED = re.compile(r"\b(?:ever\s+recorded|on\s+record)\b")
-
 _NOW_OR_LATER = re.compile(r"\b(?:today|tomorrow|tonight|now|later|forecast|this\s+(?:afternoon|evening))\b")
 
 

@@ -49,7 +49,6 @@ _TERSE_ORDER = re.compile(r"^(?:[a-z'-]+\s+){1,3}?(?:(?:to|at)\s+[\w-]+|[\w-]+\s
 
 #: a piece that says how a thing is ("the lights at 40 are lovely"), not what it is to be
 _TELLS_HOW = re.compile(r"\b(?:is|are|was|were|looks?|seems?|feels?|sounds?)\b|'(?:s|re)\b")
-
 _NO_THING = frozenset("""i i'm i've we we're we've you he she they it it's that that's this there there's what who if when
 once because since as got have has had use used is are was were be been how how's what's where where's which why up down on off""".split())
 
@@ -129,7 +128,6 @@ def terse_order(low: str) -> bool:
 
 #: a thing named with no verb ("just the living room"): after a take-back, the thing meant instead
 _DETERMINED = re.compile(r"^(?:the|my|our|his|her|their|this|that|these|those)\b")
-
 _ANY_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been|will|would|can|could|do|does|did|won't|can't)\b"
                        r"|'(?:s|re|ve|ll|m|d)\b|\w{3}ed\b")
 

@@ -66,7 +66,6 @@ _ASIDES = frozenset("bother worries problem probs ta cheers mate love grand fine
 #: drop their subject ("might paint the office at the weekend", "drives me mad", "not even once")
 _BEING = re.compile(rf"^(?!(?:{'|'.join(sorted(IMPERATIVES | {'find', 'show', 'tell', 'search', 'look', 'check', 'fetch'}))})\b)"
                     r"(?:(?!who\b|which\b|that\b)[a-z'-]+\s+){1,5}(?:is|are|was|were)\b")
-
 _NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\s+again)\b")
 
 #: a maybe or a plan, not a switch ordered ("I might stick some Nina Simone on", dev56)
