@@ -64,7 +64,7 @@ _AFTER_A_BREAK = rf"(?<=\w)(?:[.?!;]|{BREAK})\s*(?:{_SOUND}\W+)*"
 _TAKEN_BACK = re.compile(rf"{_AFTER_A_BREAK}{_BACK}")
 
 #: a piece that keeps things as they are, after a take-back ("keep them", "leave it running", "don't")
-_KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is|where\s+it\s+is"
+_KEPT = re.compile(r"^(?:don't|do\s+not|dont)(?:\s+bother)?$|^(?:leave|keep)\s+(?:it|them|that|this)\b(?:\s+one)?(?:\s+(?:running|on|off|going|playing|be|alone|as\s+it\s+is|where\s+it\s+is"
                    r"|the\s+way\s+it\s+is|like\s+that))?$"
                    r"|^(?:scratch|scrap|forget)\s+(?:that|it|all\s+of\s+it|the\s+lot)$|^never\s*mind$|^(?:it\s+)?doesn't\s+matter$"
                    r"|^(?:it's|that's)\s+(?:fine|ok|okay|alright|all\s+right)(?:\s+as\s+it\s+is)?$|^no\s+need$"
@@ -82,7 +82,7 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
 #: more ways a speaker takes back what they just said, after a break ("-- kidding, kidding",
 #: "-- oh, it's fine", "-- ignore me", dev58)
 _BACK_TOO = (r"(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry|it\s+doesn't\s+matter"
-             r"|(?:it's|they're|that's)\s+fine)")
+             r"|(?:it's|they're|that's)\s+fine|who\s+cares)")  # "Weather for Brisbane -- ah, who cares, ..." (dev60)
 _TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}{_BACK_TOO}\b")
 _TAKEN_BACK_ALONE = re.compile(rf"^{_BACK_TOO}$")
 

@@ -37,6 +37,7 @@ from edgevox.agents.slm.changed_mind import TRAILS_OFF, takes_it_back, undecided
 from edgevox.agents.slm.held_back import held_pieces
 from edgevox.agents.slm.statements import (
     ASKS_A_QUESTION,
+    NAME_TELLS,
     NOT_A_PERSON,
     OPENING,
     ORDERS_PIECE,
@@ -103,12 +104,20 @@ _LATER = re.compile(r"\b(?:later|after|when|once|tomorrow|tonight|in\s+a\s+(?:bi
 #: not "love" or "sweetheart": a speaker may call the assistant so ("Sweetheart, would you turn the
 #: music down ...?", dev28)
 _GROUPS = "kids guys boys girls children everyone everybody".split()
-_CALLED = re.compile(r"^\W*(?:(?:hey|right)\s+|(?P<oi>oi)\W+)?(?P<who>you\s+lot|(?:mr|mrs|ms|miss|dr|auntie|uncle)\.?\s+[a-z]+|[a-z]+)"
+#: the family, called by what they are to the speaker ("Dad, can you put the dining room light on for
+#: me?", dev61): whatever follows is said to them
+_FAMILY = frozenset("mum mam mom mummy mommy dad daddy nan nana nanna gran granny grandma grandad grandpa".split())
+#: (a filler may come first, with its own comma: "Look, Isla, it's your song!", "Right, kids, ...", dev61)
+_CALLED = re.compile(r"^\W*(?:(?:hey|right)\s+|(?P<oi>oi)\W+|(?:look|right|no|nah|now|okay|ok|come\s+on)\s*,\s*)?(?P<who>you\s+lot|(?:mr|mrs|ms|miss|dr|auntie|uncle)\.?\s+[a-z]+|[a-z]+)"
                      r"\s*(?:,|[\u2014\u2013]|-{1,2}(?=\s))\s*(?P<rest>.+)")  # "Raj — put ... on from your phone" (dev56)
 
 #: what is asked of a person called by name is their own doing: "can you ..., on your way?", "put
 #: the Beyonce album on when you've got a sec" (dev46)
-_OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you)\b")
+_OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you|(?:did|have)\s+you)\b")
+#: an errand on the way somewhere: a person's, whoever is called ("Can you grab milk on your way home,
+#: love, we're completely out.", dev61)
+_ON_THEIR_WAY = re.compile(r"\bon\s+your\s+way\s+(?:home|back|in|out|past|up|down|over|round)\b|\bwhen\s+you(?:'re|\s+are)?\s+"
+                           r"(?:get|come|go|going|coming|getting)\s+(?:home|back|in|up|down|out)\b")
 
 #: a second word the speaker calls someone by ("Jess, love, ...")
 _ENDEARMENT = re.compile(r"^(?:love|dear|darling|mate|pet|hun|babe|sweetie|sweetheart|pal)\W+")
@@ -181,11 +190,15 @@ def said_to_someone_else(request: str) -> bool:
     name of an assistant and no thing of the home; every line opens on a capital, so the ask
     must be the person's own ("Previous, please." calls nobody)."""
     low = lowered(request)
+    if _ON_THEIR_WAY.search(low):
+        return True
     m = _CALLED.match(low)
     if not m or m["who"] in NOT_A_PERSON:
         return False
     rest = OPENING.sub("", m["rest"])
-    if m["who"] in _GROUPS or m["who"].startswith("you"):
+    if m["who"] in _GROUPS or m["who"] in _FAMILY:
+        return bool(rest.strip(" .!?"))
+    if m["who"].startswith("you"):
         return bool(ORDERS_PIECE.match(rest) or asked(rest))
     if not capitalised(request, m["who"].split()[-1]):
         return False
@@ -195,9 +208,10 @@ def said_to_someone_else(request: str) -> bool:
     if m["oi"]:  # "Oi, Marcus, turn that music down" (dev56): "oi" calls a person
         return bool(ORDERS_PIECE.match(rest) or asked(rest))
     # their own doing, asked or ordered in any words ("Danny, just hit the hallway switch on your
-    # way past.", "Sophie, what's the time on your watch?", dev56), but not a statement to them
-    return bool(_OF_A_PERSON.search(rest)) and not (STATEMENT.match(rest) and not ORDERS_PIECE.match(rest)
-                                                    and not ASKS_A_QUESTION.match(rest))
+    # way past.", "Sophie, what's the time on your watch?", dev56), or said of them ("Declan, you're in
+    # charge of the music tonight", dev61), but not a statement about other things
+    return bool(_OF_A_PERSON.search(rest)) and (rest.startswith("you") or not STATEMENT.match(rest)
+                                                or ORDERS_PIECE.match(rest) is not None or ASKS_A_QUESTION.match(rest) is not None)
 
 
 #: a word of praise said before the thanks ("Brilliant, thanks, it's warmer already.", dev49)
@@ -240,11 +254,13 @@ def _held_back(request: str) -> str | None:
     if any(why and p.startswith("not ") for p, why in pieces):
         return None  # a contrast names what is wanted ("Not this one, um, the next song.", dev47) or complains
     held = [why for _, why in pieces if why]
-    plain = [re.sub(r"\bjust\s+", "", p) for p, why in pieces if not why]
+    # (a name said alone between commas calls its person: "We've still got loads of rice, Tom, don't
+    # put that on the list.", dev61)
+    plain = [re.sub(r"\bjust\s+", "", p) for p, why in pieces if not why and not (" " not in p.strip() and a_name(request, p.strip(" .,!?")))]
     # every other piece tells (a reason: "there's two packs in the freezer") and orders nothing;
     # a piece of another kind may be an order in words no list here holds ("Close the project
     # ..., but don't send out any notifications", BFCL live_multiple_95)
-    if not held or not all((STATEMENT.match(p) or _WHY.match(p) or a_thing_said(p))
+    if not held or not all((STATEMENT.match(p) or _WHY.match(p) or a_thing_said(p) or (a_name(request, p.split()[0]) and NAME_TELLS.match(p)))
                            and not (ORDERS_PIECE.match(p) or switched(p) or asked(p) or terse_order(p)) for p in plain):
         return None
     return held[0]

@@ -56,7 +56,7 @@ once because since as got have has had use used is are was were be been how how'
 #: places and things)
 NOT_A_PERSON = HOME_PLACES | frozenset("""
 hey ok okay right yes yeah yep no nope nah please so well alright sorry thanks thank cheers ta um uh er oh ah actually
-listen look wait hmm great cool lovely perfect and also then now next first last again hi hello morning evening night
+listen look wait hmm ha haha what who how when where why which whose great cool lovely perfect brilliant ace fab nice superb awesome amazing and also then now next first last again hi hello morning evening night
 assistant computer jarvis alexa google siri nabu vox edgevox mycroft cortana bixby friday
 lights light lamp music timer volume heating thermostat weather list shopping
 """.split())

@@ -26,19 +26,28 @@ from edgevox.agents.slm.statements import (
 )
 from edgevox.agents.slm.vocabulary import IMPERATIVES
 
+#: past verbs without "-ed" ("Me nan kept her thermostat at twenty-six", "Butter's gone up", dev61); not
+#: those spelt as their present ("put", "set", "left": "Someone left the light on again" wants it off)
+_IRREGULAR_PAST = ("kept went gone came took made bought brought caught fell forgot spent paid found heard knew sold "
+                   "slept woke wore won drove ate drank swore sang grew threw wrote spoke gave broke began")
+
 #: the subject a telling piece opens on: a pronoun (not "you": that may be the assistant), or a
 #: thing's or a person's noun phrase ("the garage light", "my nan", "Kev's", "me dad")
 _TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we're|he|he's|she|she's|they|they're|they've|it|it's"
                               r"|that|that's|there|there's|(?:the|my|our|his|her|their|this|that|those|these|me)\s+[a-z']+|[a-z]+'s"
                               # the family, named as a recogniser may write them, lower-cased ("dad said ...")
-                              r"|(?:mum|mam|mom|dad|nan|nana|gran|granny|grandma|grandad|grandpa|auntie|uncle)\s+(?=[a-z]+(?:ed|s)\b|said|had|will|'ll|always|never))\b")
+                              rf"|(?:mum|mam|mom|dad|nan|nana|gran|granny|grandma|grandad|grandpa|auntie|uncle)\s+(?=[a-z]+(?:ed|s)\b|said|had|will|'ll|always|never"
+                              rf"|{'|'.join(_IRREGULAR_PAST.split())})"
+                              # a thing with its state so far ("Kitchen light's been flickering since Tuesday", dev61)
+                              r"|(?:[a-z]+\s+){0,2}[a-z]+'s\s+(?=been|got|gone|had|always|never|still))\b")
 
 #: a past, a habit, a plan or a maybe, a taste, a wish, something done by oneself
 _TELLS_OF = re.compile(r"\b(?:was|were|been|had|did|said|told|reckons?|thinks?|thought|always|never|usually|used\s+to|once"
                        r"|last\s+(?:night|week|year|winter|summer|time)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
                        r"|wish|wished|love|loves|loved|hate|hates|prefer|prefers|best|worst|favourite|perfect|brilliant|great"
                        r"|lovely|enough|plenty|myself|himself|herself|themselves|already|apparently|sweet\s+spot|spot\s+on"
-                       r"|just\s+right|\w{3,}ed)\b|\b[a-z]+'s\s+(?:\w+ing)\b")
+                       r"|just\s+right|\w{3,}ed|keeps|likes|must've|must\s+have|back\s+in|years\s+ago|as\s+a\s+(?:kid|child)|when\s+i\s+was"
+                       rf"|{'|'.join(_IRREGULAR_PAST.split())}|(?:'s|'ve|has|have|had)\s+(?:just\s+|already\s+)?put)\b|\b[a-z]+'s\s+(?:\w+ing)\b")
 
 #: what shows a line wants something now although it tells: a need or a mood, a room too dark, cold
 #: or loud, food run out, the list, a timer for something, "more", "again", "I said" (a correction),
@@ -48,7 +57,7 @@ _WANTS_NOW = re.compile(r"(?<!might\s)(?<!'ll\s)(?<!will\s)(?<!may\s)(?<!probabl
                         r"|warm|hot|freezing|loud|quiet|black|pitch|out\s+of|ran\s+out|run\s+out|last\s+of|finished|used\s+up"
                         r"|polished\s+off|(?:no|none)\s+(?:\w+\s+)?left|all\s+gone"
                         r"|(?:on|onto|to|off|from)\s+(?:the|my|our)\s+(?:shopping\s+)?list|list\s*:|shopping\s+list"
-                        r"|timer\s+for|please|i\s+mean|i\s+meant|(?<!for\s)now|instead(?!\s+of)|(?<!no\s)more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
+                        r"|timer\s+for|please|i\s+mean|i\s+meant|(?<!for\s)(?<!point\s)now|instead(?!\s+of)|(?<!no\s)more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
                         r"|could\s+be|should\s+be|appreciate|if\s+you\s+(?:could|can|would)|looking\s+for)\b")
 
 #: a thing and the state it is wanted in, with no one who did it ("the air conditioner turned on
@@ -56,8 +65,8 @@ _WANTS_NOW = re.compile(r"(?<!might\s)(?<!'ll\s)(?<!will\s)(?<!may\s)(?<!probabl
 _THING_IN_A_STATE = re.compile(r"^\W*(?:the|my|our)\s+(?:[a-z']+\s+){1,3}(?:turned|switched|set|put)\s+(?:on|off|to|up|down)\b")
 
 #: where and when a story is set, before its subject ("Last winter we had ...", "Back home in Chennai we ...")
-_SCENE = re.compile(r"^(?:last\s+\w+|yesterday(?:\s+(?:morning|afternoon|evening))?|once|years\s+ago|as\s+a\s+(?:kid|child)|later(?:\s+on)?"
-                    r"|back\s+(?:home|then)(?:\s+in\s+\w+)?|when\s+i\s+was\s+(?:a\s+)?\w+|in\s+the\s+old\s+days)\s+")
+_SCENE = re.compile(r"^(?:last\s+\w+|(?:yesterday|tomorrow)(?:\s+(?:morning|afternoon|evening|night))?|once|years\s+ago|as\s+a\s+(?:kid|child)|later(?:\s+on)?"
+                    r"|back\s+(?:home|then)(?:\s+in\s+\w+)?|back\s+in\s+\w+|when\s+i\s+was\s+(?:a\s+)?\w+|in\s+the\s+old\s+days)\s+")
 
 #: words said aside, between a story's pieces ("..., no bother.", "..., apparently.")
 _ASIDES = frozenset("bother worries problem probs ta cheers mate love grand fine apparently anyway honestly".split())
@@ -66,7 +75,7 @@ _ASIDES = frozenset("bother worries problem probs ta cheers mate love grand fine
 #: drop their subject ("might paint the office at the weekend", "drives me mad", "not even once")
 _BEING = re.compile(rf"^(?!(?:{'|'.join(sorted(IMPERATIVES | {'find', 'show', 'tell', 'search', 'look', 'check', 'fetch'}))})\b)"
                     r"(?:(?!who\b|which\b|that\b)[a-z'-]+\s+){1,5}(?:is|are|was|were)\b")
-_NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\s+again)\b")
+_NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\s+again|no\s+point|not\s+yet)\b")
 
 #: a maybe or a plan, not a switch ordered ("I might stick some Nina Simone on", dev56)
 _MAYBE = re.compile(r"\b(?:might|may|will|'ll|would|gonna|going\s+to)\b")
