@@ -185,7 +185,7 @@ def _same_unit_again(words: list[str], end: int, start: int) -> bool:
 #: "..., no, make it two minutes": what comes after takes back every amount said before
 #: (a reason may come between: "Volume to 60, no, that'll wake Nana, make it 40.", dev49)
 _REDONE = re.compile(r"[,.;]\s*(?:(?:no|nah|sorry|actually|wait|oops)\W+)+(?:[^,.;\d]*[,.;]\s*)?"
-                     r"(?:make\s+(?:it|that)|i\s+meant?|change\s+(?:it|that)\s+to)\s+")
+                     r"(?:(?:make|call)\s+(?:it|that)|i\s+meant?|change\s+(?:it|that)\s+to)\s+")
 
 
 def _redone(request: str) -> str | None:
@@ -198,6 +198,7 @@ def _redone(request: str) -> str | None:
     words = TOKEN.findall(request[:m.start()].lower().replace("-", " "))
     drop = {k for i, _, width in numbers_in(words) for k in range(i, i + width)}
     drop |= {k + 1 for k in drop if k + 1 < len(words) and words[k + 1] in _UNIT_WORDS}
+    drop |= {k + n for k in drop if words[k + 1:k + 4] == ["and", "a", "half"] for n in (1, 2, 3)}  # "nineteen and a half" (dev61)
     return " ".join([w for k, w in enumerate(words) if k not in drop] + TOKEN.findall(request[m.end():].lower().replace("-", " ")))
 
 
@@ -208,14 +209,26 @@ _NOT_AMOUNT = re.compile(r"\bnot\s+(?:(?:an?|one)\s+(?=hour|minute|second)|(?:\d
 
 
 #: the words that say the number meant comes next
-_MAKE_IT = (["make", "it"], ["make", "that"])
+_MAKE_IT = (["make", "it"], ["make", "that"], ["call", "it"], ["call", "that"])  # "no, call it twenty" (dev61)
 
 
-def _said_why_then_redone(between: list[str]) -> bool:
+#: words that tie the number after them to a new thing, not to the one taken back ("..., no, the
+#: oven's on 200")
+_TIES = frozenset("to at for and by of from with plus in on off up down".split())
+
+
+def _said_why_then_redone(between: list[str], last: bool) -> bool:
     """Do the words between two numbers take the first back, say why, then "make it" the second
-    ("eighty -- er, no, the baby's asleep upstairs, make it twenty")?"""
+    ("eighty -- er, no, the baby's asleep upstairs, make it twenty")? When the second number is the
+    line's last, it may follow the reason alone ("Heating to twenty-four, ah no, that's mad,
+    twenty-two.", "..., hang on, this packet says nine.", dev60), and "too ..." may take the first
+    back ("Dim the living room to twenty, hmm, too dark, do thirty-five.", dev60)."""
     lead = [w for w in between[:4] if w not in FILLERS]
-    return 4 <= len(between) <= 14 and bool(lead) and lead[0] in _TAKES_BACK and between[-2:] in _MAKE_IT
+    if not (4 <= len(between) <= 14 and lead):
+        return False
+    if lead[0] in _TAKES_BACK and between[-2:] in _MAKE_IT:
+        return True
+    return last and (lead[0] in _TAKES_BACK or lead[0] == "too") and between[-1] not in _TIES and between[-1] not in _UNIT_WORDS
 
 
 def corrected(request: str) -> str | None:
@@ -228,14 +241,18 @@ def corrected(request: str) -> str | None:
     words = TOKEN.findall(said.replace("-", " "))  # "twenty's plenty": twenty, s, plenty
     found = numbers_in(words)
     kept = list(words)
-    for (i, _, width), (j, _, _) in reversed(list(zip(found, found[1:], strict=False))):
+    for (i, _, width), (j, _, width_after) in reversed(list(zip(found, found[1:], strict=False))):
         # the unit may come with each number: "5 minutes, no wait, 8 minutes" (dev16; _UNIT_WORDS)
         between = [w for k, w in enumerate(words[i + width:j]) if not (k == 0 and w in _UNIT_WORDS)]
         if between and set(between) <= _CORRECTING and (set(between) & _TAKES_BACK or _same_unit_again(words, i + width, j)
                                                         or between in _MAKE_IT):  # "23, make it 21" (dev49)
             kept = kept[:i] + kept[j:]
-        elif _said_why_then_redone(between):
-            kept = kept[:i] + kept[j:]  # "Volume eighty -- er, no, the baby's asleep upstairs, make it twenty." (dev58)
+        elif _said_why_then_redone(between, last=(last := j == found[-1][0])):
+            # "Volume eighty -- er, no, the baby's asleep upstairs, make it twenty." (dev58); the unit
+            # said with the first number goes with the second ("eleven minutes -- ..., says nine")
+            unit = words[i + width:i + width + 1]
+            unsaid = last and unit and unit[0] in _UNIT_WORDS and words[j + width_after:j + width_after + 1] != unit
+            kept = kept[:i] + kept[j:j + width_after] + (unit if unsaid else []) + kept[j + width_after:]
     return " ".join(kept) if kept != words or said != request.lower() else None
 
 

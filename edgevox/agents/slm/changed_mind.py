@@ -81,7 +81,7 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
 
 #: more ways a speaker takes back what they just said, after a break ("-- kidding, kidding",
 #: "-- oh, it's fine", "-- ignore me", dev58)
-_BACK_TOO = (r"(?:(?:just\s+|only\s+)?(?:kidding|joking)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry|it\s+doesn't\s+matter"
+_BACK_TOO = (r"(?:(?:just\s+|only\s+)?(?:kidding|joking)|(?:but\s+)?(?:honestly\s*,?\s*)?i\s+don't\s+mind(?:\s+it)?|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry|it\s+doesn't\s+matter"
              r"|(?:it's|they're|that's)\s+fine|who\s+cares)")  # "Weather for Brisbane -- ah, who cares, ..." (dev60)
 _TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}{_BACK_TOO}\b")
 _TAKEN_BACK_ALONE = re.compile(rf"^{_BACK_TOO}$")
@@ -96,6 +96,8 @@ _SOUNDS = re.compile(rf"^(?:{_SOUND}\W+)*")
 _NOT_NOW = re.compile(r"^(?:not\s+(?:tonight|now|today|yet|right\s+now|just\s+now|at\s+the\s+moment)|(?:maybe\s+)?later"
                       r"|another\s+time|nothing|sh+|shush)$")  # "... Papa is sleeping. Later.", "Shh. Nothing." (dev58)
 
+#: the speaker will wait, said first after a take-back
+_WAITS = re.compile(r"^(?:i'll|i\s+will|we'll|we\s+will|let's|i'd\s+better)\s+(?:just\s+)?wait\b")
 #: what a speaker says to gain time, not an order ("give me a minute", "let me think")
 _GAINS_TIME = re.compile(r"^(?:give\s+me\s+a\s+(?:minute|sec|second|moment)|let\s+me\b|hang\s+on|hold\s+on)")
 
@@ -121,6 +123,8 @@ def takes_it_back(request: str) -> bool:
         if not cut_pieces(rest):
             return True  # the refusal was the take-back itself
     said = cut_pieces(rest)
+    if said and _WAITS.match(said[0]):
+        return True  # "-- oh, hang on, I'll wait till the water's boiling." (dev60): not now, whatever the reason
     if not said or asked(rest) or _WISHED.search(rest) or complains(rest):
         return False
     return not any(_asks_again(request, p) for p in said)

@@ -113,7 +113,7 @@ _CALLED = re.compile(r"^\W*(?:(?:hey|right)\s+|(?P<oi>oi)\W+|(?:look|right|no|na
 
 #: what is asked of a person called by name is their own doing: "can you ..., on your way?", "put
 #: the Beyonce album on when you've got a sec" (dev46)
-_OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you|(?:did|have)\s+you)\b")
+_OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before|if)\s+you|(?:did|have)\s+you|would\s+you\s+ever)\b")
 #: an errand on the way somewhere: a person's, whoever is called ("Can you grab milk on your way home,
 #: love, we're completely out.", dev61)
 _ON_THEIR_WAY = re.compile(r"\bon\s+your\s+way\s+(?:home|back|in|out|past|up|down|over|round)\b|\bwhen\s+you(?:'re|\s+are)?\s+"
@@ -230,6 +230,10 @@ def _thanked(low: str, pieces: list[str]) -> bool:
 _ABILITY = re.compile(r"^\W*(?:can|could|do)\s+you\s+[^?,]*,\s+or\s+(?:just|only|is\s+it|are\s+(?:you|they)|do\s+you)\b[^?]*\?\s*$"
                       r"|^\W*(?:can|do)\s+you\s+(?:do|handle|understand|support)\s+(?:[a-z]+\s+){0,2}[a-z]+s\b[^?]*\?\s*$")
 
+#: a wish, not a request ("If only the hallway light came on by itself ...", "I wish we had one of
+#: those fancy thermostats ...", "I'd turn it right up if Freya wasn't asleep.", dev60, dev61); not a
+#: wish of what the assistant would do ("I wish you'd turn it down", "I wish to see the comments", BFCL)
+_WISH = re.compile(r"^\W*(?:if\s+only|i\s+(?:do\s+|really\s+|just\s+)?wish)\b(?!\s+(?:you|to|for)\b)|\bi'd\s+[a-z' ]+\bif\s+[a-z']+\s+(?:wasn't|weren't|didn't|hadn't|wouldn't)\b")
 #: the hours of a place or a thing, not the time now ("What time does the chippy shut on a Sunday?", dev56)
 _HOURS_OF = re.compile(r"\bwhat\s+time\s+(?:does|do|is|are|will)\s+(?:the\s+)?[a-z' ]+?\s+(?:open|opens|close|closes|shut|shuts|start|starts"
                        r"|finish|finishes|end|ends|leave|leaves|arrive|arrives|get\s+in|kick\s+off)\b")
@@ -290,4 +294,6 @@ def asks_nothing(request: str) -> str | None:
         return "asks what I can do"
     if _HOURS_OF.search(low):
         return "another's hours"
+    if _WISH.search(low) and not any(ORDERS_PIECE.match(p) or switched(p) or terse_order(p) for p in pieces[1:]):
+        return "a wish"
     return "the weather that was" if asks_of_the_past(request) else None

@@ -24,7 +24,7 @@ ORDERS_PIECE = re.compile(rf"^\W*(?:please\s+)?(?:{'|'.join(sorted(IMPERATIVES))
 
 #: words that may open a piece before what it says ("Oh, and just turn ...")
 OPENING = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually|just|now|but|instead"
-                      r"|yeah|well|no|nah|wait|hmm|hang\s+on)(?:\W+|$))*")
+                      r"|yeah|well|no|nah|wait|hmm|hang\s+on|honestly)(?:\W+|$))*")
 
 #: a request to the assistant anywhere in a line ("..., can you ...", "please")
 _ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:you|we|ya)\b|\bplease\b|\bany\s+chance\b|\bhow\s+about\b"
@@ -33,14 +33,14 @@ _ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:you|we|ya)\b|\bplease\b|\b
 #: a piece that tells, by its subject ("the baby's asleep", "it was our first dance"), or only thanks
 STATEMENT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|we'd|he|he's|she|she's|they|they're|it|it's|its|that|that's"
                         r"|this|there|there's|the|my|our|his|her|their|you|you're|[a-z]+'s|forget"
-                        r"|thanks|thank\s+you|cheers|ta|mate|don't\s+worry|no\s+worries|no\s+rush|no\s+bother"
+                        r"|thanks|thank\s+you|cheers|ta|mate|don't\s+worry|no\s+worries|no\s+rush|no\s+bother|not\s+(?:yet|now|tonight|today)"
                         r"|(?:on|from|with|via|using)\s+(?:the|my|his|her|their|our|a)\s+(?:app|phone|remote|laptop|tablet))\b")
 
 #: a thing and its new state ("the bedroom light off"), and the verbs that make it a statement
 _STATE_ORDER = re.compile(r"^(?:[a-z']+\s+){1,4}(?:on|off|out|up|down)\W*$")
 
 #: (a liking said of someone: "the cat likes it on", dev53, tells why, not what to switch)
-VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been|likes|wants|needs|prefers|loves|hates)\b|'(?:s|re|ve|m)\b|ed\b")
+VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|been|likes|wants|needs|prefers|loves|hates)\b|'(?:s|re|ve|m|d)\b|ed\b")
 
 #: a terse order, a thing and what it is to be, with no verb: "Kitchen light to 50", "Heating to
 #: 20", "Timer 6 minutes for the eggs", "Hallway light off" (dev50: blocked beside a question)
@@ -148,7 +148,7 @@ ASKS_A_QUESTION = re.compile(r"^(?:what|what's|whats|how|how's|when|when's|where
 
 #: a name and what its person did or does ("Dad said ...", "Kev reckons ..."); a line's first word is
 #: always capitalised, so "Calculate the ..." (BFCL simple_python_46) is no name: no such verb follows
-NAME_TELLS = re.compile(r"^[a-z]+\s+(?:[a-z]+ed|[a-z]+s|said|had|has|is|was|will|'ll|might|always|never|usually|used|already|just)\b")
+NAME_TELLS = re.compile(r"^[a-z]+\s+(?:[a-z]+ed|[a-z]+s|said|had|has|is|was|will|'ll|might|must|must've|always|never|usually|used|already|just)\b")
 
 
 #: thanks, a greeting or praise said alone before an order ("Cheers, that's grand, and the hallway
