@@ -331,6 +331,12 @@ def test_hour_heard_as_our_after_a_number_and_a_number_taken_back():
     assert corrected("Heating to twenty-three, make it twenty-one, think of the bills.") == "heating to twenty one think of the bills"
     assert corrected("Volume to 60, no, that'll wake Nana, make it 40.") == "volume to 40"
     assert corrected("Set a timer for 5 minutes and make it loud") is None
+    # dev60 and dev61 (session 36): the last number said after a reason alone, "too ...", "call it"
+    assert corrected("Heating to twenty-four, ah no, that's mad, twenty-two.") == "heating to twenty two"
+    assert corrected("Put the pasta timer on for eleven minutes — hang on, this packet says nine.") == "put the pasta timer on for nine minutes"
+    assert corrected("Dim the living room to twenty, hmm, too dark, do thirty-five.") == "dim the living room to thirty five"
+    assert corrected("Heating to nineteen and a half... no, call it twenty, I like round numbers.") == "heating to twenty i like round numbers"
+    assert corrected("Set a timer for ten minutes, no rush, and the heating to 22.") is None  # a new thing, tied by "to"
     assert corrected("Start a timer for 2 hours, er, 1 hour 40.") == "start a timer for 1 hour 40"
     assert corrected("Set a timer for one hour, uh, forty minutes.") is None  # the length goes on
     # dev34 (session 28): the length not meant said after the one meant (a 2 hour 20 minute timer)

@@ -37,6 +37,21 @@ from edgevox.examples.home import Home
     ("I'll stick some Coltrane on later once everyone's eaten.", "planned for later"),
     ("Wait, don't bother with the shopping list, Gran's bringing everything.", "told not to"),
     ("Hmm, I need a timer for the...", "trails off"),
+    # dev60 and dev61 (session 36): the family, a group after a filler, a named person's own doing,
+    # an errand on the way home, a name beside a held-back order, a wish, a take-back
+    ("Dad, can you put the dining room light on for me? I can't reach the switch with this tray.", "said to someone else"),
+    ("Right, kids, ten more minutes of Minecraft and then it's bath time.", "said to someone else"),
+    ("Jen, did you put the heating on? It's roasting in here.", "said to someone else"),
+    ("Declan, you're in charge of the music tonight, nothing too loud, mind.", "said to someone else"),
+    ("Aoife, would you ever turn off the big light in the kitchen, it's blinding me.", "said to someone else"),
+    ("Can you grab milk on your way home, love, we're completely out.", "said to someone else"),
+    ("We've still got loads of rice, Tom, don't put that on the list.", "told not to"),
+    ("If only the hallway light came on by itself when you walked in.", "a wish"),
+    ("Ooh, this is a tune, I'd turn it right up if Freya wasn't asleep.", "a wish"),
+    ("Music's a wee bit loud, but honestly, I don't mind it.", "taken back"),
+    ("Kitchen timer for six minutes — oh, hang on, I'll wait till the water's boiling.", "taken back"),
+    ("And the garage — oh, no, Dave's still out there, leave that one.", "taken back"),
+    ("I'm gonna dim the living room when the film starts... not yet though.", "planned for later"),
 ])
 def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     assert asks_nothing(text) == why
@@ -54,6 +69,10 @@ def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     "I switched the kitchen light off, can you do the hallway?", "I'll have some jazz, please.",
     "I'm going to bed, lights off.", "Heating set to 20.", "Thanks, now the bedroom light off.",
     "I like it warm, 23 please.", "What's the weather going to be like tomorrow?", "Bedroom lights dimmed to 20 percent.",
+    # a wish of what the assistant would do, or a wish to be served, asks (BFCL's "I wish to see ...")
+    "I wish you'd turn that music down.", "I wish to hear some jazz.", "I'd be grateful if you could switch the garage light off.",
+    # a name followed by a plain order, the assistant called by a word of praise, an errand of one's own
+    "Brilliant, you're a star, now the kitchen light off.", "Scratch milk off the shopping list, Dave grabbed some on the way home.",
 ])
 def test_a_line_that_asks_is_no_remark(text):
     assert asks_nothing(text) is None
@@ -206,6 +225,13 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
     "The thermostat's been on twenty all week, hasn't it.",  # dev57: a statement with a tag
     "I might want the heating up later, we'll see how it goes.",  # dev58: a want for later
     "I'll probably want the living room lights low later for the film, but not yet.",
+    # dev60 and dev61 (session 36): a past with no "-ed", a habit, a scene, "no point now"
+    "Me nan kept her thermostat at twenty-six, you'd walk in and your glasses'd steam up.",
+    "My sister keeps her thermostat at twenty-five all winter, it's like a sauna over there.",
+    "Last night the garage light was on till three in the morning and Dad went absolutely spare.",
+    "Grandad's put his Elvis record on in the dining room, so that's us for the rest of the afternoon.",
+    "Tomorrow morning I'll have to stick the heating on early, the plumber's coming at eight.",
+    "I'll put the bedroom light on when I go up, no point now.",
 ])
 def test_a_line_that_only_tells_keeps_a_setter_away(text):
     from edgevox.agents.slm.grounding import why_not

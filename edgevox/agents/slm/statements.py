@@ -121,7 +121,7 @@ def terse_order(low: str) -> bool:
     """A thing and what it is to be, said with no verb (``_TERSE_ORDER``), naming an amount or a
     switch: "Kitchen light to 50" orders; "things to do" does not."""
     m = _TERSE_ORDER.match(low)
-    return bool(m) and not _TELLS_HOW.search(low) and not {w for w in m.group(0).split()[:-1] if w in _NO_THING or w.endswith("'s")} and (
+    return bool(m) and not _TELLS_HOW.search(low) and not {w for w in m.group(0).split()[:-1] if w in _NO_THING or w.endswith(("'s", "'d", "'ll"))} and (
         bool(said_numbers(m.group(0))) or m.group(0).split()[-1] in ("on", "off", "up", "down")
         or bool(re.search(r"\b(?:max|maximum|full|half|min|minimum)\b", m.group(0))))
 

@@ -34,7 +34,7 @@ _IRREGULAR_PAST = ("kept went gone came took made bought brought caught fell for
 #: the subject a telling piece opens on: a pronoun (not "you": that may be the assistant), or a
 #: thing's or a person's noun phrase ("the garage light", "my nan", "Kev's", "me dad")
 _TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we're|he|he's|she|she's|they|they're|they've|it|it's"
-                              r"|that|that's|there|there's|(?:the|my|our|his|her|their|this|that|those|these|me)\s+[a-z']+|[a-z]+'s"
+                              r"|that|that's|there|there's|(?:the|my|our|his|her|their|this|that|those|these|me|your)\s+[a-z']+|[a-z]+'s"
                               # the family, named as a recogniser may write them, lower-cased ("dad said ...")
                               rf"|(?:mum|mam|mom|dad|nan|nana|gran|granny|grandma|grandad|grandpa|auntie|uncle)\s+(?=[a-z]+(?:ed|s)\b|said|had|will|'ll|always|never"
                               rf"|{'|'.join(_IRREGULAR_PAST.split())})"
