@@ -52,6 +52,9 @@ from edgevox.examples.home import Home
     ("Kitchen timer for six minutes — oh, hang on, I'll wait till the water's boiling.", "taken back"),
     ("And the garage — oh, no, Dave's still out there, leave that one.", "taken back"),
     ("I'm gonna dim the living room when the film starts... not yet though.", "planned for later"),
+    ("Put the heating up a bit... well, not up, just leave it where it is.", "taken back"),
+    ("Put the heating on for 6 a.m. tomorrow.", "for later"),  # "a.m." ends no sentence
+    ("Mark, leave the kitchen light on for me, I'm coming straight back down.", "left as it is"),
 ])
 def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     assert asks_nothing(text) == why

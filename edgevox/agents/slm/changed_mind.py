@@ -96,6 +96,9 @@ _SOUNDS = re.compile(rf"^(?:{_SOUND}\W+)*")
 _NOT_NOW = re.compile(r"^(?:not\s+(?:tonight|now|today|yet|right\s+now|just\s+now|at\s+the\s+moment)|(?:maybe\s+)?later"
                       r"|another\s+time|nothing|sh+|shush)$")  # "... Papa is sleeping. Later.", "Shh. Nothing." (dev58)
 
+#: a line that ends, after a break, by leaving the thing as it is ("Put the heating up a bit... well,
+#: not up, just leave it where it is.", dev60): what was said before is taken back
+_LEFT_AT_THE_END = re.compile(rf"(?<=\w){BREAK}.*\b(?:leave|keep)\s+(?:it|them|that)\s+(?:where|as|the\s+way|like)\s+(?:it|they)\s+(?:is|are)\W*$")
 #: the speaker will wait, said first after a take-back
 _WAITS = re.compile(r"^(?:i'll|i\s+will|we'll|we\s+will|let's|i'd\s+better)\s+(?:just\s+)?wait\b")
 #: what a speaker says to gain time, not an order ("give me a minute", "let me think")
@@ -111,6 +114,8 @@ def takes_it_back(request: str) -> bool:
     on -- nah, the sun's still up, what am I doing.", dev58); those were read the other way round
     until session 35, when a fresh batch in dev47's style found most take-backs acted on."""
     low = lowered(request)
+    if _LEFT_AT_THE_END.search(low):
+        return True
     backs = [*_TAKEN_BACK.finditer(low), *_TAKEN_BACK_TOO.finditer(low)]
     back = max(backs, key=lambda m: m.start()) if backs else None  # the last take-back: the speaker's final word
     if back is None or not [p for p in cut_pieces(low[:back.start()]) if not _KEPT.match(p) and not _BACK_ALONE.match(p)

@@ -60,7 +60,7 @@ _TOLD_NOT = re.compile(
 #: garage light on" (not "Keep it at 20": that sets it)
 _LEFT = re.compile(r"^(?:(?:i\s+)?(?:reckon|think)\s+(?:we\s+)?|we(?:'ll|\s+can|\s+should)?\s+|let's\s+)?(?:leave|keep)\s+(?:the|my|our|that|this|it|them)\b[^,.!?]*?"
                    r"\b(?:(?:where|as|the\s+way|like)\s+(?:it|they)\s+(?:is|are)|like\s+that|alone|be|on|off|going|running|playing)"
-                   r"(?:\s+for\s+(?:now|the\s+moment|the\s+time\s+being))?$"
+                   r"(?:\s+for\s+(?:now|the\s+moment|the\s+time\s+being|me|us|him|her|them))?$"
                    # "The garage can stay dark" (dev56)
                    r"|^(?:the|my|our)\s+(?:[a-z']+\s+){1,3}(?:can|will|should|may)\s+stay\s+(?:dark|off|on|as\s+it\s+is|where\s+it\s+is|like\s+that)$")
 #: manners, not a condition: "if you could", "when you get a moment", "if that's ok", "once more"
@@ -109,7 +109,8 @@ def _straight_quotes(request: str) -> str:
 
 
 def _sentences(request: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?;])\s+", _straight_quotes(request).strip()) if s.strip()]
+    # (not after "a.m." or "p.m.": "Put the heating on for 6 a.m. tomorrow.", dev61)
+    return [s for s in re.split(r"(?<=[.!?;])(?<![ap]\.m\.)\s+", _straight_quotes(request).strip()) if s.strip()]
 
 
 def _cut(sentence: str) -> list[str]:
