@@ -90,7 +90,7 @@ _TAKEN_BACK_ALONE = re.compile(rf"^{_BACK_TOO}$")
 #: "are we doing the barbie Sunday or not?", "will anyone eat them?", dev58)
 _ASKS_ONESELF = re.compile(r"^(?:(?:what|why|how|where|when|who)\s+)?(?:am|was|were|do|did|have|had|should|shall|will|would|are|is)\s+"
                            r"(?:i|we|anyone|anybody|they|he|she)\b")
-_SOUNDS = re.compile(rf"^(?:{_SOUND}\W+)*")
+_SOUNDS = re.compile(rf"^(?:(?:{_SOUND}|but|honestly)\W+)*")  # "-- but honestly, I don't mind it" (dev61)
 
 #: not now, said after a take-back ("-- actually, no, not tonight, I've got a banging headache.", dev58)
 _NOT_NOW = re.compile(r"^(?:not\s+(?:tonight|now|today|yet|right\s+now|just\s+now|at\s+the\s+moment)|(?:maybe\s+)?later"

@@ -24,7 +24,7 @@ ORDERS_PIECE = re.compile(rf"^\W*(?:please\s+)?(?:{'|'.join(sorted(IMPERATIVES))
 
 #: words that may open a piece before what it says ("Oh, and just turn ...")
 OPENING = re.compile(r"^\W*(?:(?:oh|ah|and|also|so|like|um|uh|er|plus|then|right|ok|okay|actually|just|now|but|instead"
-                      r"|yeah|well|no|nah|wait|hmm|hang\s+on|honestly)(?:\W+|$))*")
+                      r"|yeah|well|no|nah|wait|hmm|hang\s+on)(?:\W+|$))*")
 
 #: a request to the assistant anywhere in a line ("..., can you ...", "please")
 _ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:you|we|ya)\b|\bplease\b|\bany\s+chance\b|\bhow\s+about\b"
@@ -56,7 +56,7 @@ once because since as got have has had use used is are was were be been how how'
 #: places and things)
 NOT_A_PERSON = HOME_PLACES | frozenset("""
 hey ok okay right yes yeah yep no nope nah please so well alright sorry thanks thank cheers ta um uh er oh ah actually
-listen look wait hmm ha haha what who how when where why which whose great cool lovely perfect brilliant ace fab nice superb awesome amazing and also then now next first last again hi hello morning evening night
+listen look wait hmm ha haha honestly seriously basically literally what who how when where why which whose great cool lovely perfect brilliant ace fab nice superb awesome amazing and also then now next first last again hi hello morning evening night
 assistant computer jarvis alexa google siri nabu vox edgevox mycroft cortana bixby friday
 lights light lamp music timer volume heating thermostat weather list shopping
 """.split())
