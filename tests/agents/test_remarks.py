@@ -55,6 +55,8 @@ from edgevox.examples.home import Home
     ("Put the heating up a bit... well, not up, just leave it where it is.", "taken back"),
     ("Put the heating on for 6 a.m. tomorrow.", "for later"),  # "a.m." ends no sentence
     ("Mark, leave the kitchen light on for me, I'm coming straight back down.", "left as it is"),
+    ("Milo, it's too cold for you out there, in you come.", "said to someone else"),
+    ("Look, Isla, it's your song! Dance, dance!", "said to someone else"),
 ])
 def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     assert asks_nothing(text) == why
@@ -75,7 +77,7 @@ def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     # a wish of what the assistant would do, or a wish to be served, asks (BFCL's "I wish to see ...")
     "I wish you'd turn that music down.", "I wish to hear some jazz.", "I'd be grateful if you could switch the garage light off.",
     # a name followed by a plain order, the assistant called by a word of praise, an errand of one's own
-    "Brilliant, you're a star, now the kitchen light off.", "Scratch milk off the shopping list, Dave grabbed some on the way home.",
+    "Brilliant, you're a star, now the kitchen light off.", "Prague, what's the weather doing there?", "Adele, please.", "Scratch milk off the shopping list, Dave grabbed some on the way home.",
 ])
 def test_a_line_that_asks_is_no_remark(text):
     assert asks_nothing(text) is None

@@ -119,6 +119,8 @@ _OF_A_PERSON = re.compile(r"\b(?:your|yourself|you've|you're|(?:when|once|before
 _ON_THEIR_WAY = re.compile(r"\bon\s+your\s+way\s+(?:home|back|in|out|past|up|down|over|round)\b|\bwhen\s+you(?:'re|\s+are)?\s+"
                            r"(?:get|come|go|going|coming|getting)\s+(?:home|back|in|up|down|out)\b")
 
+#: a statement's words for the person it is said to
+_TO_THEM = re.compile(r"\b(?:for\s+you|your|you're|you've|in\s+you\s+(?:come|go))\b")
 #: a second word the speaker calls someone by ("Jess, love, ...")
 _ENDEARMENT = re.compile(r"^(?:love|dear|darling|mate|pet|hun|babe|sweetie|sweetheart|pal)\W+")
 
@@ -210,8 +212,12 @@ def said_to_someone_else(request: str) -> bool:
     # their own doing, asked or ordered in any words ("Danny, just hit the hallway switch on your
     # way past.", "Sophie, what's the time on your watch?", dev56), or said of them ("Declan, you're in
     # charge of the music tonight", dev61), but not a statement about other things
-    return bool(_OF_A_PERSON.search(rest)) and (rest.startswith("you") or not STATEMENT.match(rest)
-                                                or ORDERS_PIECE.match(rest) is not None or ASKS_A_QUESTION.match(rest) is not None)
+    if _OF_A_PERSON.search(rest) and (rest.startswith("you") or not STATEMENT.match(rest) or ORDERS_PIECE.match(rest) is not None
+                                      or ASKS_A_QUESTION.match(rest) is not None):
+        return True
+    # a statement to them that speaks of them ("Milo, it's too cold for you out there, in you come.",
+    # "Look, Isla, it's your song! Dance, dance!", dev61: the model played "Milo" and "Isla")
+    return bool(STATEMENT.match(rest) and _TO_THEM.search(rest) and not asked(rest))
 
 
 #: a word of praise said before the thanks ("Brilliant, thanks, it's warmer already.", dev49)
