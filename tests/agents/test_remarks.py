@@ -56,6 +56,7 @@ from edgevox.examples.home import Home
     ("Put the heating on for 6 a.m. tomorrow.", "for later"),  # "a.m." ends no sentence
     ("Mark, leave the kitchen light on for me, I'm coming straight back down.", "left as it is"),
     ("Milo, it's too cold for you out there, in you come.", "said to someone else"),
+    ("Already sorted the heating, love, it's on twenty-one now.", "done already"),
     ("Look, Isla, it's your song! Dance, dance!", "said to someone else"),
 ])
 def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):

@@ -77,6 +77,8 @@ _PAST_AS_PRESENT = "put set cut shut let"
 _DONE = re.compile(rf"^(?P<who>{_PEOPLE}|(?:the|that|this|my|our)\s+(?:[a-z']+\s+){{0,2}}?[a-z']+|[a-z]+)(?:'ve|\s+have|'d|\s+had|'s|\s+has)?\s+"
                    rf"(?:(?:already|just|literally|actually|only|also)\s+)*(?P<verb>{'|'.join((_PAST + ' ' + _PAST_AS_PRESENT).split())})\b")
 
+#: done already, said with no subject: "Already sorted the heating" (not "just": "Just put it on the list")
+_DONE_ALREADY = re.compile(rf"^already\s+(?:{'|'.join(_PAST.split())})\b")
 #: when a thing was done
 _BEFORE_NOW = re.compile(r"\b(?:already|just|earlier|ago|yesterday|before|last\s+(?:night|week|weekend|time)"
                          r"|this\s+morning|all\s+(?:night|day|weekend|week|winter|evening)|(?:him|her|them|my|our)sel(?:f|ves)"
@@ -147,6 +149,8 @@ _NOW_OR_LATER = re.compile(r"\b(?:today|tomorrow|tonight|now|later|forecast|this
 def _done(request: str, low: str, pieces: list[str]) -> bool:
     """A piece tells what was done already ("I already switched the office light off.")."""
     for piece in pieces:
+        if _DONE_ALREADY.match(piece) and no_other_order(pieces, piece) and not asked(low) and not complains(low):
+            return True  # "Already sorted the heating, love, it's on twenty-one now." (dev60): "I" left out
         m = _DONE.match(piece)
         if not m:
             continue

@@ -33,7 +33,7 @@ _ASKED = re.compile(r"\b(?:can|could|would|will)\s+(?:you|we|ya)\b|\bplease\b|\b
 #: a piece that tells, by its subject ("the baby's asleep", "it was our first dance"), or only thanks
 STATEMENT = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|we'd|he|he's|she|she's|they|they're|it|it's|its|that|that's"
                         r"|this|there|there's|the|my|our|his|her|their|you|you're|[a-z]+'s|forget"
-                        r"|thanks|thank\s+you|cheers|ta|mate|don't\s+worry|no\s+worries|no\s+rush|no\s+bother|not\s+(?:yet|now|tonight|today)"
+                        r"|thanks|thank\s+you|cheers|ta|mate|love|pet|darling|hun|babe|don't\s+worry|no\s+worries|no\s+rush|no\s+bother|not\s+(?:yet|now|tonight|today)"
                         r"|(?:on|from|with|via|using)\s+(?:the|my|his|her|their|our|a)\s+(?:app|phone|remote|laptop|tablet))\b")
 
 #: a thing and its new state ("the bedroom light off"), and the verbs that make it a statement
