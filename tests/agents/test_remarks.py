@@ -238,6 +238,8 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
     "Grandad's put his Elvis record on in the dining room, so that's us for the rest of the afternoon.",
     "Tomorrow morning I'll have to stick the heating on early, the plumber's coming at eight.",
     "I'll put the bedroom light on when I go up, no point now.",
+    "Kitchen light's been flickering since Tuesday, y'know, I think it's the fitting and not the bulb.",
+    "Half the garage lights don't even work, I keep meaning to get an electrician round.",
 ])
 def test_a_line_that_only_tells_keeps_a_setter_away(text):
     from edgevox.agents.slm.grounding import why_not

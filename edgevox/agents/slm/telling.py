@@ -34,7 +34,7 @@ _IRREGULAR_PAST = ("kept went gone came took made bought brought caught fell for
 #: the subject a telling piece opens on: a pronoun (not "you": that may be the assistant), or a
 #: thing's or a person's noun phrase ("the garage light", "my nan", "Kev's", "me dad")
 _TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we're|he|he's|she|she's|they|they're|they've|it|it's"
-                              r"|that|that's|there|there's|(?:the|my|our|his|her|their|this|that|those|these|me|your)\s+[a-z']+|[a-z]+'s"
+                              r"|that|that's|there|there's|(?:(?:half|some|all|most)\s+(?:of\s+)?)?(?:the|my|our|his|her|their|this|that|those|these|me|your)\s+[a-z']+|[a-z]+'s"
                               # the family, named as a recogniser may write them, lower-cased ("dad said ...")
                               rf"|(?:mum|mam|mom|dad|nan|nana|gran|granny|grandma|grandad|grandpa|auntie|uncle)\s+(?=[a-z]+(?:ed|s)\b|said|had|will|'ll|always|never"
                               rf"|{'|'.join(_IRREGULAR_PAST.split())})"
@@ -46,7 +46,7 @@ _TELLS_OF = re.compile(r"\b(?:was|were|been|had|did|said|told|reckons?|thinks?|t
                        r"|last\s+(?:night|week|year|winter|summer|time)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
                        r"|wish|wished|love|loves|loved|hate|hates|prefer|prefers|best|worst|favourite|perfect|brilliant|great"
                        r"|lovely|enough|plenty|myself|himself|herself|themselves|already|apparently|sweet\s+spot|spot\s+on"
-                       r"|just\s+right|\w{3,}ed|keeps|likes|must've|must\s+have|back\s+in|years\s+ago|as\s+a\s+(?:kid|child)|when\s+i\s+was"
+                       r"|just\s+right|\w{3,}ed|keeps|likes|keep\s+meaning|(?:don't|doesn't)\s+even|must've|must\s+have|back\s+in|years\s+ago|as\s+a\s+(?:kid|child)|when\s+i\s+was"
                        rf"|{'|'.join(_IRREGULAR_PAST.split())}|(?:'s|'ve|has|have|had)\s+(?:just\s+|already\s+)?put)\b|\b[a-z]+'s\s+(?:\w+ing)\b")
 
 #: what shows a line wants something now although it tells: a need or a mood, a room too dark, cold
@@ -75,7 +75,8 @@ _ASIDES = frozenset("bother worries problem probs ta cheers mate love grand fine
 #: drop their subject ("might paint the office at the weekend", "drives me mad", "not even once")
 _BEING = re.compile(rf"^(?!(?:{'|'.join(sorted(IMPERATIVES | {'find', 'show', 'tell', 'search', 'look', 'check', 'fetch'}))})\b)"
                     r"(?:(?!who\b|which\b|that\b)[a-z'-]+\s+){1,5}(?:is|are|was|were)\b")
-_NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\s+again|no\s+point|not\s+yet)\b")
+_NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\s+again|no\s+point|not\s+yet"
+                         r"|not\s+(?:the|a|my|our|his|her)\s+[a-z']+$)\b")  # "..., I think it's the fitting and not the bulb." (dev61)
 
 #: a maybe or a plan, not a switch ordered ("I might stick some Nina Simone on", dev56)
 _MAYBE = re.compile(r"\b(?:might|may|will|'ll|would|gonna|going\s+to)\b")
