@@ -283,6 +283,11 @@ def test_off_said_and_on_not_switches_off_and_a_level_phrase_is_the_end():
     light = ToolRegistry(Home().tools()).get("set_light")
     assert fix_said_off("turn the bedroom light of", light, {"room": "bedroom", "on": True})["on"] is False  # dev12
     assert fix_said_off("Turn off the hallway light and switch on the kitchen", light, {"room": "kitchen", "on": True}) is None
+    # dev61 (session 36): two things asked, each piece says which way its own light goes
+    kill = "Kill the kitchen light and pop the bedroom one on, I'm heading up."
+    assert fix_said_off(kill, light, {"room": "kitchen", "on": True}) == {"room": "kitchen", "on": False}
+    assert fix_said_off(kill, light, {"room": "bedroom", "on": True}) is None
+    assert fix_said_off("Turn off the hallway light and switch on the kitchen", light, {"room": "hallway", "on": True})["on"] is False
     assert fix_said_off("Kitchen light off and the hallway to 50", light, {"room": "hallway", "on": True, "brightness": 50}) is None
     assert fix_said_off("Turn on the light of the porch", light, {"room": "all", "on": True}) is None
     low = fix_extreme("Hallway light right down low, the baby's sleeping.", light, {"room": "hallway", "on": True, "brightness": 50})

@@ -675,6 +675,10 @@ _LAST_OF = re.compile(r"\bof\s*(?:,?\s*please)?\s*[.!]*\s*$")
 _OF_FOR_OFF = re.compile(r"\bturn\s+of\b(?=\s+(?:the|my|our|all|every|this|that)\b)|\bof\b(?=\s+(?:in|inside|please|now)\b)")
 
 
+#: words by which a piece of a request switches its own thing off
+_PART_OFF = frozenset({"off", "kill"})
+
+
 def fix_said_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The switch at false where the request says "off" and nowhere "on" but the call
     switched on ("Bathroom light off." -> ``on=True``), or None."""
@@ -683,7 +687,14 @@ def fix_said_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[
             or not changes_things(tool):
         return None
     words = set(WORD.findall(_OF_FOR_OFF.sub(lambda m: m.group(0).replace("of", "off"), _LAST_OF.sub(" off", request.lower()))))
-    if "off" not in words or "on" in words or JOIN.search(request):
+    part = own_part(request, tool, arguments)
+    if part != request and JOIN.search(request):
+        # two things asked: the call's own piece says which way ("Kill the kitchen light and pop the
+        # bedroom one on, I'm heading up.", dev61: the kitchen light switched on)
+        words = set(WORD.findall(part.lower()))
+        if not words & _PART_OFF or words & {"on", "up"}:
+            return None
+    elif "off" not in words or "on" in words or JOIN.search(request):
         return None  # "Kitchen light off and the hallway to 50" asks two things
     ranged = the_ranged_parameter(tool)
     if ranged is not None and is_number(arguments.get(ranged[0])) and float(arguments[ranged[0]]) in said_numbers(request):
