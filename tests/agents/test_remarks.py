@@ -57,6 +57,7 @@ from edgevox.examples.home import Home
     ("Mark, leave the kitchen light on for me, I'm coming straight back down.", "left as it is"),
     ("Milo, it's too cold for you out there, in you come.", "said to someone else"),
     ("Already sorted the heating, love, it's on twenty-one now.", "done already"),
+    ("Ten minutes for hard-boiled, six for runny, that's what my mother always said.", "a saying"),
     ("Look, Isla, it's your song! Dance, dance!", "said to someone else"),
 ])
 def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
@@ -78,7 +79,8 @@ def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     # a wish of what the assistant would do, or a wish to be served, asks (BFCL's "I wish to see ...")
     "I wish you'd turn that music down.", "I wish to hear some jazz.", "I'd be grateful if you could switch the garage light off.",
     # a name followed by a plain order, the assistant called by a word of praise, an errand of one's own
-    "Brilliant, you're a star, now the kitchen light off.", "Prague, what's the weather doing there?", "Adele, please.", "Scratch milk off the shopping list, Dave grabbed some on the way home.",
+    "Brilliant, you're a star, now the kitchen light off.", "Prague, what's the weather doing there?", "Adele, please.",
+    "Give me a timer for a minute and forty-five, that's what the noodles say.", "Scratch milk off the shopping list, Dave grabbed some on the way home.",
 ])
 def test_a_line_that_asks_is_no_remark(text):
     assert asks_nothing(text) is None
@@ -240,6 +242,7 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
     "I'll put the bedroom light on when I go up, no point now.",
     "Kitchen light's been flickering since Tuesday, y'know, I think it's the fitting and not the bulb.",
     "Half the garage lights don't even work, I keep meaning to get an electrician round.",
+    "The shopping list's got eggs on it twice, somebody's been at it.",
 ])
 def test_a_line_that_only_tells_keeps_a_setter_away(text):
     from edgevox.agents.slm.grounding import why_not

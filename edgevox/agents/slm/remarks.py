@@ -244,6 +244,10 @@ _ABILITY = re.compile(r"^\W*(?:can|could|do)\s+you\s+[^?,]*,\s+or\s+(?:just|only
 #: those fancy thermostats ...", "I'd turn it right up if Freya wasn't asleep.", dev60, dev61); not a
 #: wish of what the assistant would do ("I wish you'd turn it down", "I wish to see the comments", BFCL)
 _WISH = re.compile(r"^\W*(?:if\s+only|i\s+(?:do\s+|really\s+|just\s+)?wish)\b(?!\s+(?:you|to|for)\b)|\bi'd\s+[a-z' ]+\bif\s+[a-z']+\s+(?:wasn't|weren't|didn't|hadn't|wouldn't)\b")
+#: a saying passed on, not an order ("Ten minutes for hard-boiled, six for runny, that's what my mother
+#: always said.", dev61)
+_A_SAYING = re.compile(r"[,.;\u2014-]\s*(?:that's|that\s+is)\s+what\s+(?:my\s+|our\s+|the\s+)?[a-z]+\s+(?:always\s+|used\s+to\s+)?"
+                       r"(?:said|says|say|told\s+(?:me|us))\W*$")
 #: the hours of a place or a thing, not the time now ("What time does the chippy shut on a Sunday?", dev56)
 _HOURS_OF = re.compile(r"\bwhat\s+time\s+(?:does|do|is|are|will)\s+(?:the\s+)?[a-z' ]+?\s+(?:open|opens|close|closes|shut|shuts|start|starts"
                        r"|finish|finishes|end|ends|leave|leaves|arrive|arrives|get\s+in|kick\s+off)\b")
@@ -304,6 +308,9 @@ def asks_nothing(request: str) -> str | None:
         return "asks what I can do"
     if _HOURS_OF.search(low):
         return "another's hours"
-    if _WISH.search(low) and not any(ORDERS_PIECE.match(p) or switched(p) or terse_order(p) for p in pieces[1:]):
+    orders = any(ORDERS_PIECE.match(p) or switched(p) or terse_order(p) for p in pieces[1:])
+    if _A_SAYING.search(low) and not orders and not (pieces and ORDERS_PIECE.match(pieces[0])):
+        return "a saying"  # (not after an order: "Give me a timer for a minute and forty-five, that's what the noodles say.")
+    if _WISH.search(low) and not orders:
         return "a wish"
     return "the weather that was" if asks_of_the_past(request) else None

@@ -56,7 +56,7 @@ _WANTS_NOW = re.compile(r"(?<!might\s)(?<!'ll\s)(?<!will\s)(?<!may\s)(?<!probabl
                         r"|would\s+(?:be|go|cheer|help)|'d\s+(?:like|love|be)|can't\s+(?:see|hear)|hardly|barely|dark|bright|cold"
                         r"|warm|hot|freezing|loud|quiet|black|pitch|out\s+of|ran\s+out|run\s+out|last\s+of|finished|used\s+up"
                         r"|polished\s+off|(?:no|none)\s+(?:\w+\s+)?left|all\s+gone"
-                        r"|(?:on|onto|to|off|from)\s+(?:the|my|our)\s+(?:shopping\s+)?list|list\s*:|shopping\s+list"
+                        r"|(?:on|onto|to|off|from)\s+(?:the|my|our)\s+(?:shopping\s+)?list|list\s*:|shopping\s+list(?!'s|\s+is)"
                         r"|timer\s+for|please|i\s+mean|i\s+meant|(?<!for\s)(?<!point\s)now|instead(?!\s+of)|(?<!no\s)more|less|too|wonder|sick\s+of|fed\s+up|i\s+said|can\s+be"
                         r"|could\s+be|should\s+be|appreciate|if\s+you\s+(?:could|can|would)|looking\s+for)\b")
 
