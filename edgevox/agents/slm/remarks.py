@@ -18,6 +18,11 @@ Qwen2.5-Coder-0.5B:
 * the weather that was: "What was the weather like in Barcelona last week?" (the weather tool
   tells today's and the forecast).
 
+dev60 and dev61 (session 36), the home as people talk in it through a day, found more said to
+someone else ("Dad, can you put the dining room light on for me?", "Jen, did you put the heating
+on?", "Can you grab milk on your way home, love, ..."), a wish ("If only the hallway light came on
+by itself ...") and a saying passed on ("..., that's what my mother always said.").
+
 dev47 (session 32), people who change their mind while they speak, found one more: a line
 taken back in the same breath ("Kitchen light off -- wait, no, I'm still washing up."), read in
 ``changed_mind``; a line that only tells (a story, a habit) is ``telling``'s.
@@ -190,10 +195,12 @@ def _someone_does_it(request: str, low: str, pieces: list[str]) -> bool:
 
 
 def said_to_someone_else(request: str) -> bool:
-    """Does the line call people as a group, then order or ask them ("Kids, turn that music
-    down!"), or a person by name, then ask them of their own doing ("Tom, can you switch the
-    hallway light off on your way?")? A name is a capitalised word that is no filler, no usual
-    name of an assistant and no thing of the home; every line opens on a capital, so the ask
+    """Does the line call people as a group or the family, then say anything to them ("Kids, turn
+    that music down!", "Dad, can you ...?"), or a person by name, then ask them of their own doing
+    ("Tom, can you switch the hallway light off on your way?", "Jen, did you ...?") or speak of
+    them ("Milo, it's too cold for you out there")? Or ask an errand on the way home (an errand
+    is a person's, whoever is called)? A name is a capitalised word that is no filler, no usual
+    name of an assistant and no thing of the home; every line opens on a capital, so what follows
     must be the person's own ("Previous, please." calls nobody)."""
     low = lowered(request)
     if _ON_THEIR_WAY.search(low):
@@ -264,6 +271,12 @@ def asks_of_the_past(request: str) -> bool:
 _WHY = re.compile(r"^(?:whatever|because|cos|since|as|so|though|although|even|nobody|no\s+one|everyone|before|until|till)\b")
 
 
+def _a_name_alone(request: str, piece: str) -> bool:
+    """Is the piece one word, a person's name ("Tom" of "..., Tom, don't put that on the list.")?"""
+    word = piece.strip(" .,!?")
+    return " " not in word and a_name(request, word)
+
+
 def _held_back(request: str) -> str | None:
     """Why the line asks nothing now (see ``held_back``): a piece holds an order back, and no
     other piece orders, asks or names a thing to switch ("Don't add mince to the list, there's
@@ -274,7 +287,7 @@ def _held_back(request: str) -> str | None:
     held = [why for _, why in pieces if why]
     # (a name said alone between commas calls its person: "We've still got loads of rice, Tom, don't
     # put that on the list.", dev61)
-    plain = [re.sub(r"\bjust\s+", "", p) for p, why in pieces if not why and not (" " not in p.strip() and a_name(request, p.strip(" .,!?")))]
+    plain = [re.sub(r"\bjust\s+", "", p) for p, why in pieces if not why and not _a_name_alone(request, p)]
     # every other piece tells (a reason: "there's two packs in the freezer") and orders nothing;
     # a piece of another kind may be an order in words no list here holds ("Close the project
     # ..., but don't send out any notifications", BFCL live_multiple_95)
