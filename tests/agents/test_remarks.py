@@ -80,7 +80,8 @@ def test_a_line_that_asks_for_nothing_is_named_for_why(text, why):
     "I wish you'd turn that music down.", "I wish to hear some jazz.", "I'd be grateful if you could switch the garage light off.",
     # a name followed by a plain order, the assistant called by a word of praise, an errand of one's own
     "Brilliant, you're a star, now the kitchen light off.", "Prague, what's the weather doing there?", "Adele, please.",
-    "Give me a timer for a minute and forty-five, that's what the noodles say.", "Scratch milk off the shopping list, Dave grabbed some on the way home.",
+    "Give me a timer for a minute and forty-five, that's what the noodles say.",
+    "Play some music, I don't mind what.", "Put something on -- I don't mind which.",  # a free choice, not a take-back "Scratch milk off the shopping list, Dave grabbed some on the way home.",
 ])
 def test_a_line_that_asks_is_no_remark(text):
     assert asks_nothing(text) is None

@@ -81,7 +81,7 @@ _WISHED = re.compile(r"\b(?:i\s+mean|i\s+meant|i\s+said|fancy|rather|prefer|in\s
 
 #: more ways a speaker takes back what they just said, after a break ("-- kidding, kidding",
 #: "-- oh, it's fine", "-- ignore me", dev58)
-_BACK_TOO = (r"(?:(?:just\s+|only\s+)?(?:kidding|joking)|(?:but\s+)?(?:honestly\s*,?\s*)?i\s+don't\s+mind(?:\s+it)?|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry|it\s+doesn't\s+matter"
+_BACK_TOO = (r"(?:(?:just\s+|only\s+)?(?:kidding|joking)|(?:but\s+)?(?:honestly\s*,?\s*)?i\s+don't\s+mind(?:\s+it)?(?=\W*$)|ignore\s+(?:me|that)|cancel\s+that|don't\s+worry|it\s+doesn't\s+matter"
              r"|(?:it's|they're|that's)\s+fine|who\s+cares)")  # "Weather for Brisbane -- ah, who cares, ..." (dev60)
 _TAKEN_BACK_TOO = re.compile(rf"{_AFTER_A_BREAK}{_BACK_TOO}\b")
 _TAKEN_BACK_ALONE = re.compile(rf"^{_BACK_TOO}$")
