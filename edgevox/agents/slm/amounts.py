@@ -681,7 +681,9 @@ _PART_OFF = frozenset({"off", "kill"})
 
 def fix_said_off(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
     """The switch at false where the request says "off" and nowhere "on" but the call
-    switched on ("Bathroom light off." -> ``on=True``), or None."""
+    switched on ("Bathroom light off." -> ``on=True``), or where a request of two things says
+    "off" or "kill" in the call's own piece and no "on" there ("Kill the kitchen light and pop the
+    bedroom one on"); or None."""
     flags = boolean_params(tool)
     if len(flags) != 1 or flags[0].lower() not in _SWITCHES or arguments.get(flags[0]) is not True \
             or not changes_things(tool):
