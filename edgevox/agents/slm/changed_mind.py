@@ -23,13 +23,13 @@ from edgevox.agents.slm.statements import (
     STATEMENT,
     a_name,
     a_thing_alone,
+    an_order,
     asked,
     complains,
     cut_pieces,
     lowered,
     opens_alone,
     switched,
-    terse_order,
 )
 from edgevox.agents.slm.taken_back import BREAK
 
@@ -200,4 +200,4 @@ def undecided(low: str) -> bool:
     if m is None or not (_HEDGED.search(low[:m.start()]) or not low[:m.start()].strip(" ,.!?-")):
         return False
     after = [p for p in cut_pieces(low[m.end():]) if not _GAINS_TIME.match(p)]
-    return not any(ORDERS_PIECE.match(p) or switched(p) or terse_order(p) or a_thing_alone(p) for p in after)
+    return not any(an_order(p) or a_thing_alone(p) for p in after)

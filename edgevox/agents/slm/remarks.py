@@ -50,6 +50,7 @@ from edgevox.agents.slm.statements import (
     a_name,
     a_piece_alone,
     a_thing_said,
+    an_order,
     asked,
     capitalised,
     complains,
@@ -57,8 +58,6 @@ from edgevox.agents.slm.statements import (
     lowered,
     no_other_order,
     opens_alone,
-    switched,
-    terse_order,
 )
 from edgevox.agents.slm.vocabulary import IMPERATIVES
 
@@ -292,7 +291,7 @@ def _held_back(request: str) -> str | None:
     # a piece of another kind may be an order in words no list here holds ("Close the project
     # ..., but don't send out any notifications", BFCL live_multiple_95)
     if not held or not all((STATEMENT.match(p) or _WHY.match(p) or a_thing_said(p) or (a_name(request, p.split()[0]) and NAME_TELLS.match(p)))
-                           and not (ORDERS_PIECE.match(p) or switched(p) or asked(p) or terse_order(p)) for p in plain):
+                           and not (an_order(p) or asked(p)) for p in plain):
         return None
     return held[0]
 
@@ -321,7 +320,7 @@ def asks_nothing(request: str) -> str | None:
         return "asks what I can do"
     if _HOURS_OF.search(low):
         return "another's hours"
-    orders = any(ORDERS_PIECE.match(p) or switched(p) or terse_order(p) for p in pieces[1:])
+    orders = any(an_order(p) for p in pieces[1:])
     if _A_SAYING.search(low) and not orders and not (pieces and ORDERS_PIECE.match(pieces[0])):
         return "a saying"  # (not after an order: "Give me a timer for a minute and forty-five, that's what the noodles say.")
     if _WISH.search(low) and not orders:

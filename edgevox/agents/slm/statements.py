@@ -92,6 +92,12 @@ def switched(piece: str) -> bool:
     return bool(_STATE_ORDER.match(piece)) and not VERB.search(piece) and not _SUBJECT_FIRST.match(piece)
 
 
+def an_order(piece: str) -> bool:
+    """Does the piece order something: an order's words, a thing and its new state, or a terse
+    order with an amount ("turn the lights off", "the bedroom light off", "kitchen light to 50")?"""
+    return bool(ORDERS_PIECE.match(piece)) or switched(piece) or terse_order(piece)
+
+
 def capitalised(request: str, word: str) -> bool:
     """Is ``word`` written with a capital in ``request`` (a name, not a thing)?"""
     return bool(re.search(rf"\b{re.escape(word[:1].upper() + word[1:])}\b", request))

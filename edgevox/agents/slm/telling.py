@@ -13,16 +13,14 @@ from functools import lru_cache
 from edgevox.agents.slm.statements import (
     ASKS_A_QUESTION,
     NAME_TELLS,
-    ORDERS_PIECE,
     STATEMENT,
     VERB,
     a_name,
+    an_order,
     asked,
     complains,
     cut_pieces,
     lowered,
-    switched,
-    terse_order,
 )
 from edgevox.agents.slm.vocabulary import IMPERATIVES
 
@@ -109,7 +107,7 @@ def only_tells(request: str) -> bool:
     pieces = [p for p in pieces if p and p not in _ASIDES]
     if not pieces or ASKS_A_QUESTION.match(pieces[0]):
         return False
-    if any(ORDERS_PIECE.match(p) or switched(p) or terse_order(p) or p.split()[0] in _ORDERS_TOO
+    if any(an_order(p) or p.split()[0] in _ORDERS_TOO
            or (re.search(r"\b(?:on|off)$", p) and not VERB.search(p) and not _MAYBE.search(p)) for p in pieces):
         return False
     # (a piece of a word or two after the first goes on with a list: "... the bread and eggs")
