@@ -9,19 +9,17 @@ import pytest
 from agent_fakes import ScriptedBackend, call
 
 from edgevox.agents import LLMAgent, default_slm_hooks
-from edgevox.agents.slm.grounding import (
-    changes_things,
-    changes_what_was_said,
+from edgevox.agents.slm.devices import unserved_devices
+from edgevox.agents.slm.grounding import changes_what_was_said, stepped
+from edgevox.agents.slm.not_about import why_not
+from edgevox.agents.slm.places import unknown_place
+from edgevox.agents.slm.questions import is_question
+from edgevox.agents.slm.several_asks import (
     from_another_part,
-    is_question,
-    stepped,
     strays_from,
-    target_words,
-    unknown_place,
-    unserved_devices,
-    why_not,
     without_the_other_parts_words,
 )
+from edgevox.agents.slm.vocabulary import changes_things, target_words
 from edgevox.examples.home import Home
 from edgevox.tools import ToolRegistry
 
@@ -514,7 +512,7 @@ def test_dev14_the_news_a_text_and_an_hour_said_in_words():
 
 
 def test_dev15_a_later_call_with_a_length_nobody_said_and_a_heard_homophone():
-    from edgevox.agents.slm.grounding import invents_a_length
+    from edgevox.agents.slm.lengths import invents_a_length
     from edgevox.agents.slm.vocabulary import heard_words
 
     timer = ToolRegistry(Home().tools()).get("start_timer")
@@ -530,7 +528,7 @@ def test_dev15_a_later_call_with_a_length_nobody_said_and_a_heard_homophone():
 
 
 def test_dev16_an_ended_timer_the_whole_flat_a_question_asked_again_and_heard_words():
-    from edgevox.agents.slm.grounding import ended_instead
+    from edgevox.agents.slm.lengths import ended_instead
 
     reg = ToolRegistry(Home().tools())
     tools = list(reg)
@@ -632,7 +630,8 @@ def test_dev23_a_free_text_argument_holding_another_tools_room_or_length():
 
 def test_dev32_a_question_and_an_order_in_one_line_and_regional_words():
     from edgevox.agents.hooks import TurnContext
-    from edgevox.agents.slm.grounding import orders_beside_a_question, reason_for
+    from edgevox.agents.slm.grounding import reason_for
+    from edgevox.agents.slm.questions import orders_beside_a_question
     from edgevox.agents.slm.vocabulary import heard_words
 
     tools = list(ToolRegistry(Home().tools()))
@@ -709,7 +708,7 @@ def test_dev38_a_place_the_recogniser_split_and_an_electric_blanket_are_not_ligh
 
 def test_dev40_an_order_to_flick_a_light_with_a_tag_is_no_question():
     # dev40 (session 29): "Flick the dining room lights down to a quarter, yeah?" was blocked as a question
-    from edgevox.agents.slm.grounding import is_question
+    from edgevox.agents.slm.questions import is_question
     assert not is_question("Flick the dining room lights down to a quarter, yeah?")
 
 
@@ -725,7 +724,7 @@ def test_dev40_how_the_assistant_is_and_how_the_room_feels_are_no_time_and_no_mu
 def test_a_reader_asked_for_beside_an_order_is_not_held_to_the_orders_place():
     # session 30 (edgevox eval injected): "Read my messages and then put the kitchen light on."
     # was a question naming the kitchen, so the message reader was blocked
-    from edgevox.agents.slm.grounding import why_not
+    from edgevox.agents.slm.not_about import why_not
     from edgevox.evals.injected import _inbox
     from edgevox.tools import tool
 
@@ -743,7 +742,7 @@ def test_dev50_a_line_of_two_things_is_judged_piece_by_piece():
     # said beside it; the call must be the whole of its piece, switch and place included
     light = TOOLS["set_light"]
     assert why_not("Lock the back door and switch the garage light off", light, {"room": "garage", "on": False}, ALL) == "device"
-    from edgevox.agents.slm.grounding import grounded_by_a_piece
+    from edgevox.agents.slm.several_asks import grounded_by_a_piece
     assert grounded_by_a_piece("Lock the back door and switch the garage light off", light, {"room": "garage", "on": False}, ALL)
     assert grounded_by_a_piece("Read me the news headlines then play some Miles Davis", TOOLS["play_music"],
                                {"query": "Miles Davis"}, ALL)
@@ -843,7 +842,7 @@ def test_dev50_what_is_on_now_is_no_thing_to_play():
 
 
 def test_dev52_a_piece_grounds_only_what_names_its_tools_thing_and_nothing_is_taken_from_another():
-    from edgevox.agents.slm.grounding import (
+    from edgevox.agents.slm.several_asks import (
         grounded_by_a_piece,
         switched_as_said,
         taken_from_another_part,
@@ -882,7 +881,7 @@ def test_dev52_a_light_switched_against_the_request_is_switched_as_said_and_the_
 
 
 def test_dev52_a_name_put_on_is_the_players_beside_a_device():
-    from edgevox.agents.slm.grounding import grounded_by_a_piece
+    from edgevox.agents.slm.several_asks import grounded_by_a_piece
 
     play, adder = TOOLS["play_music"], TOOLS["add_to_shopping_list"]
     assert grounded_by_a_piece("Boil the kettle and put some Nina Simone on.", play, {"query": "nina Simone"}, ALL)
@@ -900,7 +899,7 @@ def test_a_number_from_the_other_part_is_dropped_and_the_call_stands():
 
 def test_a_length_told_beside_another_order_starts_no_timer():
     # dev57 (session 35): a timer started beside the call asked for, from how long something takes
-    from edgevox.agents.slm.grounding import length_told
+    from edgevox.agents.slm.lengths import length_told
 
     timer = TOOLS["start_timer"]
     assert length_told("Turn the bathroom light on, I'll be in the bath for like forty minutes.", timer, {"minutes": 40})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from edgevox.agents.slm.grounding import held_back_call, is_question
+from edgevox.agents.slm.grounding import held_back_call
 from edgevox.agents.slm.held_back import (
     FOR_LATER,
     LEFT_AS_IT_IS,
@@ -12,6 +12,7 @@ from edgevox.agents.slm.held_back import (
     UNDER_A_CONDITION,
     held_pieces,
 )
+from edgevox.agents.slm.questions import is_question
 from edgevox.agents.slm.remarks import asks_nothing
 from edgevox.examples.home import Home
 

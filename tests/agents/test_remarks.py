@@ -246,7 +246,7 @@ def test_on_the_real_model_the_home_leaves_remarks_alone_and_still_acts_on_asks(
     "The shopping list's got eggs on it twice, somebody's been at it.",
 ])
 def test_a_line_that_only_tells_keeps_a_setter_away(text):
-    from edgevox.agents.slm.grounding import why_not
+    from edgevox.agents.slm.not_about import why_not
     from edgevox.agents.slm.telling import only_tells
 
     assert only_tells(text)

@@ -22,8 +22,9 @@ from collections import Counter
 
 import pytest
 
-from edgevox.agents.slm.grounding import from_another_part, why_not
 from edgevox.agents.slm.listed import fan_out, run_together
+from edgevox.agents.slm.not_about import why_not
+from edgevox.agents.slm.several_asks import from_another_part
 from edgevox.agents.slm.unit_args import REPAIRS, move_units
 from edgevox.bfcl.checker import check_call
 from edgevox.bfcl.data import load_cases

@@ -31,8 +31,9 @@ import re
 from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, StreamFilter, TurnContext
+from edgevox.agents.slm.devices import device_word
 from edgevox.agents.slm.false_claim import from_results
-from edgevox.agents.slm.grounding import REPLIES, device_word
+from edgevox.agents.slm.grounding import REPLIES
 from edgevox.agents.slm.vocabulary import DEVICES
 from edgevox.agents.speech import is_error_payload, json_opens, split_json, summarise
 

@@ -42,7 +42,8 @@ from edgevox.agents.slm.claims import (
     unreadable_readings,
     unserved_claims,
 )
-from edgevox.agents.slm.grounding import REPLIES, is_question
+from edgevox.agents.slm.grounding import REPLIES
+from edgevox.agents.slm.questions import is_question
 from edgevox.agents.slm.remarks import asks_nothing
 from edgevox.agents.slm.telling import only_tells
 from edgevox.agents.slm.vocabulary import changes_things

@@ -34,15 +34,14 @@ from edgevox.agents.slm.grounding import (
     RELATED,
     VERDICT,
     Grounding,
-    asks_another_service,
     held_back_call,
-    is_question,
-    orders_beside_a_question,
     reason_for,
 )
 from edgevox.agents.slm.held_back import HELD_BACK, WAITS, unheld
 from edgevox.agents.slm.parts import parts_of
+from edgevox.agents.slm.questions import is_question, orders_beside_a_question
 from edgevox.agents.slm.remarks import asks_nothing
+from edgevox.agents.slm.services import asks_another_service
 from edgevox.agents.slm.telling import only_tells
 from edgevox.agents.slm.vocabulary import (
     HOME_PLACES,

@@ -35,17 +35,13 @@ from typing import Any
 
 from edgevox.agents.hooks import Hook, HookResult, TurnContext
 from edgevox.agents.slm.amounts import JOIN, spoken_numbers
-from edgevox.agents.slm.grounding import (
-    asks_elsewhere,
-    held_back_call,
-    is_question,
-    same_device,
-    unserved_devices,
-    why_not,
-    withdrawn,
-)
+from edgevox.agents.slm.devices import same_device, unserved_devices
+from edgevox.agents.slm.grounding import held_back_call, withdrawn
+from edgevox.agents.slm.not_about import why_not
 from edgevox.agents.slm.parts import MAX_PART_WORDS, parts_of, sentences_of, without_asides
+from edgevox.agents.slm.questions import is_question
 from edgevox.agents.slm.relevance import CALL_ABOVE, TRUST_LEAD, RelevanceGate, ordered_tools
+from edgevox.agents.slm.services import asks_elsewhere
 from edgevox.agents.slm.statements import terse_order
 from edgevox.agents.slm.vocabulary import (
     UNDO_WORDS,

@@ -57,10 +57,11 @@ from edgevox.agents.slm.amounts import (
     time_params,
     value_range,
 )
+from edgevox.agents.slm.devices import same_device, unserved_devices
 from edgevox.agents.slm.follow_up import GLUE, previous_call
-from edgevox.agents.slm.grounding import is_question, same_device, unserved_devices
 from edgevox.agents.slm.held_back import unheld
 from edgevox.agents.slm.labels import name_param
+from edgevox.agents.slm.questions import is_question
 from edgevox.agents.slm.remarks import asks_nothing
 from edgevox.agents.slm.taken_back import without_taken_back
 from edgevox.agents.slm.telling import only_tells
