@@ -40,6 +40,7 @@ import re
 
 from edgevox.agents.slm.changed_mind import TRAILS_OFF, takes_it_back, undecided
 from edgevox.agents.slm.held_back import held_pieces
+from edgevox.agents.slm.passed_on import passed_on
 from edgevox.agents.slm.statements import (
     ASKS_A_QUESTION,
     NAME_TELLS,
@@ -325,4 +326,6 @@ def asks_nothing(request: str) -> str | None:
         return "a saying"  # (not after an order: "Give me a timer for a minute and forty-five, that's what the noodles say.")
     if _WISH.search(low) and not orders:
         return "a wish"
+    if why := passed_on(request):
+        return why  # "My mate in Sydney says it's twelve degrees there ..." (dev63)
     return "the weather that was" if asks_of_the_past(request) else None

@@ -1,0 +1,117 @@
+"""Passed on: lines that carry what someone or something else says, costs or prescribes.
+
+dev63 (session 37), statements near the devices that a small model mistakes for orders, found
+a third of its no-tool lines acted on by Qwen2.5-Coder-0.5B. Most carry words from elsewhere,
+which the model reads as if the speaker had ordered them:
+
+* someone else's view or complaint: "Every night my husband says the living room's too dark for
+  reading" switched the light on; "According to Mrs Kowalski next door, nineteen degrees is
+  plenty" set the heating;
+* a source read out: "Instructions say leave the glue to set for twenty-four hours." started a
+  day's timer; "WhatsApp from the landlord: 'please keep the thermostat at eighteen ...'" set it;
+* a recipe's steps: "Step four, bake at one-eighty for forty-five minutes or until golden.";
+* a price: "That smart bulb in the bedroom cost more than the actual lamp it's in."
+
+English marks each plainly (a reporting verb after someone other than the speaker, "according
+to", "apparently", a message and a colon, a money word, a cook's verb opening the line). The line
+asks nothing unless a piece turns to the assistant: a question, a polite ask, or an order after
+"so", "right", "go on" ("Recipe says simmer for twenty-five, so give us a timer for that."). The
+words inside a quote are the message's, never the speaker's: text that arrives from elsewhere
+is data, as a tool's result is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edgevox.agents.slm.statements import ASKS_A_QUESTION, an_order, asked, cut_pieces, lowered
+
+#: someone other than the speaker and the assistant, opening a piece ("my husband", "Dad", "the kids",
+#: "my mate in Sydney", "Mrs Kowalski"), after a few words that set a scene ("every night")
+_SOMEONE = (r"(?:(?:and|but|so|well|oh|honestly|also|plus|yeah|every\s+\w+|last\s+\w+)\s+)*(?!(?:i|you|we|i'm|i've|it|there)\b)"
+            r"(?:he|she|they|everyone|everybody|people|(?:my|our|the|his|her|their|your)\s+(?:[a-z']+\s+){0,3}?[a-z']+"
+            r"|[a-z]+'s\s+[a-z]+|(?:mrs|mr|ms|miss|auntie|uncle)\s+[a-z]+|[a-z]+)")
+#: what they say, think or moan ("says", "reckons", "keeps going on about", "were moaning that")
+_SAYS = (r"(?:(?:always|just|still|never|keeps?|kept|was|were|is|are|has|had|have)\s+)?"
+         r"(?:says|said|reckons|reckoned|thinks|thought|swears|swore|insists|insisted|moans|moaned|moaning|complains"
+         r"|complained|complaining|(?:going|banging)\s+on\s+(?:about|and\s+on)|saying|telling\s+(?:me|us)|told\s+(?:me|us))\b")
+_REPORTED = re.compile(rf"^{_SOMEONE}\s+{_SAYS}")
+#: a report anywhere in the line: "according to ...", "apparently", "that's what the landlord wants"
+_REPORTED_ANYWHERE = re.compile(r"\baccording\s+to\b|\bapparently\b|\b(?:that's|that\s+is)\s+what\s+(?:my|our|the|his|her)\s+[a-z]+"
+                                r"\s+(?:wants|likes|says|said|reckons|thinks)\W*$")
+#: a source the speaker reads from ("Instructions say ...", "Recipe says ...", "The radio says ...")
+_SOURCE = re.compile(r"\b(?:recipe|instructions?|packet|box|label|tin|jar|manual|leaflet|radio|news|telly|tv|forecast|app"
+                     r"|website|book|card|sign|note|letter|paper)s?\s+(?:here\s+)?(?:says?|said|reckons|read|reads)\b"
+                     r"|(?:^|[,.;]\s*)it\s+says\b")
+#: a message and what it says ("WhatsApp from the landlord: '...'", "Text from Mum: ...")
+_MESSAGE = re.compile(r"^\W*(?:a\s+)?(?:text|message|whatsapp|email|e-mail|voicemail|note|dm)\s+from\s+[^:]+:")
+#: words quoted: the message's, not the speaker's
+_QUOTED = re.compile(r"(?:^|(?<=[\s:]))['\"\u2018\u201c](?:[^'\"\u2019\u201d]|(?<=[a-z])['\u2019](?=[a-z])){3,}?"
+                     r"['\"\u2019\u201d](?=[\s.,;:!?]|$)")
+#: money ("forty quid", "a tenner", "six pound each", "costs", "the bill")
+_MONEY = re.compile(r"\b(?:quid|pounds?|pence|dollars?|bucks|euros?|cents|rupees|tenner|fiver|costs?|costing|price[sd]?|pricey"
+                    r"|bills?|paid|pay|paying|spent|spend|expensive|cheap|cheaper|dearer)\b|[\u00a3$\u20ac]\s*\d")
+#: a cook's verbs opening a step ("bake at one-eighty", "simmer for twenty", "rub the butter in")
+_COOKS = re.compile(r"^(?:(?:step\s+[a-z0-9-]+|first|then|next|after\s+that|and|right|so|ok|okay|now)\W+)*(?:bake|simmer|stir|whisk|fold|knead"
+                    r"|rub|chop|season|drain|sprinkle|grill|roast|fry|saute|sear|marinate|beat|cream|poach|steam"
+                    r"|chill|rest|prove|glaze|baste|grate|slice|dice|peel|melt|pour|leave\s+(?:it|the\s+\w+)\s+to)\b")
+#: how a piece turns from the story to the assistant ("so give us a timer", "right, eighteen degrees,
+#: set it", "go on, set it to twenty-one"); "then" goes on with a recipe's steps
+_TURNS = re.compile(r"^(?:so|right|ok|okay|alright|anyway|go\s+on|well)\b")
+#: a want said after such a turn ("..., so I'd be grateful for a nudge when it's done", dev28)
+_WANTED = re.compile(r"^(?:i|we|she|he|they)(?:'d|\s+would)\s+(?:be\s+grateful|like|love|appreciate)\b|^(?:i|we)\s+(?:need|want)\b")
+#: a source's next step, read on ("It says simmer for twenty minutes, then stir in the cream.")
+_READ_ON = re.compile(r"^(?:then|and\s+then|after\s+that|next)\b")
+#: a line about money that tells: it opens on its subject ("That smart bulb in the bedroom cost more
+#: ...", "Forty quid a week on gas"), not on a verb ("Calculate the compound interest on $5000",
+#: BFCL simple_python_131); and no one wants anything ("I like to send $100 to Mary", live_multiple_892)
+_TELLS_A_PRICE = re.compile(r"^(?:the|my|our|that|this|these|those|his|her|their|a|an|[a-z]+'s|i|we|he|she|they|it|it's|that's"
+                            r"|there's|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty"
+                            r"|seventy|eighty|ninety|hundred)\b|^[a-z]+\s+(?:is|are|was|were|cost|costs)\b")
+_WANTS = re.compile(r"\b(?:like|love|want|wants|need|needs)\s+to\b|\b(?:i'd|we'd)\s+like\b")
+
+
+def _pieces(low: str) -> list[str]:
+    return [p for part in re.split(r"\s[-\u2014\u2013]+\s|\u2014|--|\.\.\.|\u2026", low) for p in cut_pieces(part) if p]
+
+
+def _turns_to_me(pieces: list[str]) -> bool:
+    """Does a piece ask the assistant: a question, a polite ask, or an order or a want after a
+    turn ("so ...", "right, ..."), in the same piece or a later one ("right, eighteen degrees, set it")?"""
+    turned = False
+    for p in pieces:
+        if "?" in p or ASKS_A_QUESTION.match(p) or asked(p):
+            return True
+        turned = turned or bool(_TURNS.match(p))
+        rest = _TURNS.sub("", p).strip(" ,")
+        if turned and (an_order(rest) or _WANTED.match(rest)):
+            return True
+    return False
+
+
+def passed_on(request: str) -> str | None:
+    """Why the line only carries words from elsewhere (see the module), or None: "passed on" (a view
+    or a report: someone says, according to, apparently), "read out" (a source, a message), "a
+    recipe" (a cook's steps), "a price". A piece beside the report that orders is the speaker's own
+    ("My brother's moaning he can't hear anything, bump the volume up a bit.", dev63)."""
+    low = lowered(request)
+    if "?" in low:
+        return None  # "Radio says it'll be bucketing down later, what's it doing out there now?" asks
+    if _MESSAGE.match(low):  # (unquoted, the message runs to the end of the line)
+        after = low[low.index(":") + 1:]
+        return None if _QUOTED.search(after) and _turns_to_me(_pieces(_QUOTED.sub(" ", after))) else "read out"
+    pieces = _pieces(_QUOTED.sub(" ", low))
+    if not pieces or _turns_to_me(pieces):
+        return None
+    reports = [n for n, p in enumerate(pieces) if _REPORTED.match(p) or _SOURCE.search(p) or _REPORTED_ANYWHERE.search(p)]
+    if reports:
+        own = [p for n, p in enumerate(pieces) if n not in reports and not (n > reports[0] and _READ_ON.match(p))]
+        if any(an_order(p) or _WANTED.match(p) for p in own):
+            return None  # ("..., the packet says 11 minutes, so I'd be grateful for a nudge ...", dev28)
+        return "read out" if any(_SOURCE.search(pieces[n]) for n in reports) else "passed on"
+    if _COOKS.match(" ".join(pieces)) and all(_COOKS.match(p) or not an_order(p) for p in pieces):
+        return "a recipe"  # (not "Boil the kettle and put some Nina Simone on.", dev52)
+    if _MONEY.search(low) and _TELLS_A_PRICE.match(pieces[0]) and not _WANTS.search(low) \
+            and not any(an_order(p) for p in pieces):
+        return "a price"
+    return None

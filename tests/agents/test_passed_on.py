@@ -1,0 +1,50 @@
+"""Lines that pass on what someone or something else says, costs or prescribes ask nothing; a piece
+beside them that turns to the assistant still asks (``slm.passed_on``, dev63, session 37)."""
+
+from __future__ import annotations
+
+import pytest
+
+from edgevox.agents.slm.passed_on import passed_on
+from edgevox.agents.slm.remarks import asks_nothing
+
+
+@pytest.mark.parametrize(("line", "why"), [
+    ("Every night my husband says the living room's too dark for reading, every single night.", "passed on"),
+    ("According to Mrs Kowalski next door, nineteen degrees is plenty for a house this size.", "passed on"),
+    ("The kids were moaning at dinner that the music's never loud enough in here.", "passed on"),
+    ("The heating's been at twenty all week, that's what the landlord wants.", "passed on"),
+    ("Taylor Swift's new album drops Friday, apparently.", "passed on"),
+    ("Instructions say leave the glue to set for twenty-four hours.", "read out"),
+    ("It says simmer for twenty minutes, then stir in the cream.", "read out"),
+    ("WhatsApp from the landlord: 'please keep the thermostat at eighteen while you're away'.", "read out"),
+    ("Step four, bake at one-eighty for forty-five minutes or until golden.", "a recipe"),
+    ("That smart bulb in the bedroom cost more than the actual lamp it's in.", "a price"),
+])
+def test_words_from_elsewhere_ask_nothing(line, why):
+    assert passed_on(line) == why
+    assert asks_nothing(line) == why
+
+
+@pytest.mark.parametrize("line", [
+    # a piece that turns to the assistant, beside the report (tuned call turns)
+    "Recipe says simmer for twenty-five, so give us a timer for that and call it curry.",
+    "The pasta packet says eleven minutes \u2014 set that, will you.",
+    "Landlord says max twenty-one, so go on, set it to twenty-one then.",
+    "Forty quid a week on gas... right, eighteen degrees, set it.",
+    "My brother's moaning he can't hear anything, bump the volume up a bit.",
+    "The bedroom's like a fridge, Dad says \u2014 whack the heating up to twenty-three.",
+    "Turn it right down, mate, the neighbours are banging on the wall.",
+    "The pasta's going in now and the packet says 11 minutes, so I'd be grateful for a nudge when it's done.",
+    "Radio says it'll be bucketing down later, what's it actually doing out there now?",
+    "Boil the kettle and put some Nina Simone on.",
+    "No, I just said the kitchen, not the bedroom.",
+    # typed requests about money open on their verb (BFCL simple_python_131, live_multiple_892)
+    "Calculate the compound interest for an initial principal amount of $10000, with an annual interest rate of 5%.",
+    "I like to send privately $100 to my friend Mary using my app balance",
+    "Mix yellow and blue colors and adjust the lightness level to 60 percent.",
+    # a device no tool serves is not a recipe: grounding names it ("Sorry, I can't control the oven.")
+    "Preheat the oven to two hundred.",
+])
+def test_a_piece_of_ones_own_still_asks(line):
+    assert passed_on(line) is None
