@@ -19,7 +19,12 @@ from edgevox.agents.slm.remarks import asks_nothing
     ("It says simmer for twenty minutes, then stir in the cream.", "read out"),
     ("WhatsApp from the landlord: 'please keep the thermostat at eighteen while you're away'.", "read out"),
     ("Step four, bake at one-eighty for forty-five minutes or until golden.", "a recipe"),
-    ("That smart bulb in the bedroom cost more than the actual lamp it's in.", "a price"),
+    ("Our gas bill last winter was nearly a grand.", "a price"),
+    ("No music after ten, the baby's room is right above the living room.", "a house rule"),
+    ("Lights off by eleven on school nights, Arjun, that's the deal.", "a house rule"),
+    ("Honestly, the heating in my office at work is set to twenty-six, everyone's half asleep.", "another place"),
+    ("In our last flat the kitchen light was way brighter than this one.", "another place"),
+    ("The bathroom light's on the same circuit as the extractor fan.", "how it is made"),
 ])
 def test_words_from_elsewhere_ask_nothing(line, why):
     assert passed_on(line) == why
@@ -45,6 +50,8 @@ def test_words_from_elsewhere_ask_nothing(line, why):
     "Mix yellow and blue colors and adjust the lightness level to 60 percent.",
     # a device no tool serves is not a recipe: grounding names it ("Sorry, I can't control the oven.")
     "Preheat the oven to two hundred.",
+    # the speaker is there now: a place for the weather (dev58)
+    "No, sorry, not Dublin -- Kilkenny, I'm at my sister's.",
 ])
 def test_a_piece_of_ones_own_still_asks(line):
     assert passed_on(line) is None

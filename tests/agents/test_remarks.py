@@ -311,3 +311,14 @@ def test_an_ability_an_opening_hour_or_a_thing_left_asks_nothing(text, why):
 
 def test_a_choice_offered_is_still_a_request():
     assert asks_nothing("Can you put on jazz or just something calm?") is None
+
+
+def test_dev63_a_scene_to_come_or_a_habit_of_a_weekday_only_tells():
+    from edgevox.agents.slm.telling import only_tells
+
+    assert only_tells("Next year we'll switch the garage over to those LED strips.")
+    assert only_tells("Sundays we usually have music on in the kitchen while we do the roast.")
+    assert only_tells("Our old house had the thermostat in the hallway, which made zero sense.")
+    # "every" still orders before a light
+    assert not only_tells("Every light in the house on, we've got guests coming.")
+    assert not only_tells("Next song, this one's dragging.")

@@ -1,4 +1,5 @@
-"""Passed on: lines that carry what someone or something else says, costs or prescribes.
+"""Passed on: lines that carry what someone or something else says, costs or prescribes, and how
+things are in general (a house rule, how a light is fitted) or in another place.
 
 dev63 (session 37), statements near the devices that a small model mistakes for orders, found
 a third of its no-tool lines acted on by Qwen2.5-Coder-0.5B. Most carry words from elsewhere,
@@ -10,10 +11,15 @@ which the model reads as if the speaker had ordered them:
 * a source read out: "Instructions say leave the glue to set for twenty-four hours." started a
   day's timer; "WhatsApp from the landlord: 'please keep the thermostat at eighteen ...'" set it;
 * a recipe's steps: "Step four, bake at one-eighty for forty-five minutes or until golden.";
-* a price: "That smart bulb in the bedroom cost more than the actual lamp it's in."
+* a price: "That smart bulb in the bedroom cost more than the actual lamp it's in.";
+* a house rule: "No music after ten, the baby's room is right above the living room.";
+* how a thing is made: "The hallway bulb's sixty watts, the old incandescent kind.";
+* another place: "Honestly, the heating in my office at work is set to twenty-six, ...", "In our
+  last flat the kitchen light was way brighter than this one."
 
 English marks each plainly (a reporting verb after someone other than the speaker, "according
-to", "apparently", a message and a colon, a money word, a cook's verb opening the line). The line
+to", "apparently", a message and a colon, a money word, a cook's verb opening the line, "at work",
+"in my car", "our old house"). The line
 asks nothing unless a piece turns to the assistant: a question, a polite ask, or an order after
 "so", "right", "go on" ("Recipe says simmer for twenty-five, so give us a timer for that."). The
 words inside a quote are the message's, never the speaker's: text that arrives from elsewhere
@@ -24,7 +30,14 @@ from __future__ import annotations
 
 import re
 
-from edgevox.agents.slm.statements import ASKS_A_QUESTION, an_order, asked, cut_pieces, lowered
+from edgevox.agents.slm.statements import (
+    ASKS_A_QUESTION,
+    an_order,
+    asked,
+    complains,
+    cut_pieces,
+    lowered,
+)
 
 #: someone other than the speaker and the assistant, opening a piece ("my husband", "Dad", "the kids",
 #: "my mate in Sydney", "Mrs Kowalski"), after a few words that set a scene ("every night")
@@ -51,6 +64,24 @@ _QUOTED = re.compile(r"(?:^|(?<=[\s:]))['\"\u2018\u201c](?:[^'\"\u2019\u201d]|(?
 #: money ("forty quid", "a tenner", "six pound each", "costs", "the bill")
 _MONEY = re.compile(r"\b(?:quid|pounds?|pence|dollars?|bucks|euros?|cents|rupees|tenner|fiver|costs?|costing|price[sd]?|pricey"
                     r"|bills?|paid|pay|paying|spent|spend|expensive|cheap|cheaper|dearer)\b|[\u00a3$\u20ac]\s*\d")
+#: another place than this home: the device spoken of is not one the assistant serves ("the heating in my
+#: office at work", "the speaker in my car", "In our last flat the kitchen light was ...", dev63)
+_ANOTHER_PLACE = re.compile(r"\b(?:at|from)\s+work\b|\bin\s+(?:my|our|his|her|their|the)\s+car\b"
+                            r"|\b(?:in|at)\s+(?:my|our|his|her|their)\s+(?:last|old|previous|first|other)\s+(?:flat|house|place|home|apartment)\b"
+                            r"|^(?:my|our|his|her|their)\s+(?:last|old|previous|first)\s+(?:flat|house|place|home|apartment)\b"
+                            r"|\b(?:at|in)\s+(?:my|our|his|her|their)\s+(?:mum|mom|mam|dad|nan|gran|parents|sister|brother|mate|friend)(?:'s|s')")
+#: the speaker there now: the place is where the request is about ("No, sorry, not Dublin -- Kilkenny,
+#: I'm at my sister's.", dev58, asks for Kilkenny's weather)
+_THERE_NOW = re.compile(r"\b(?:i'm|i\s+am|we're|we\s+are)\s+(?:at|in)\b")
+#: the most words of a remark about prices or fittings said at once (longer is a document to process)
+_SAID_AT_ONCE = 30
+#: how a light or a device is made or fitted ("The hallway bulb's sixty watts", "on the same circuit as
+#: the extractor fan", dev63): no tool changes that
+_HARDWARE = re.compile(r"\b(?:bulbs?|watts?|wattage|circuit|wiring|wired|fuse|fitting|socket|chandelier|dimmer\s+switch)\b")
+#: a rule of the house ("No music after ten, ...", "Lights off by eleven on school nights, Arjun, that's the
+#: deal.", dev63): what holds at its hour, not an order now
+_HOUSE_RULE = re.compile(r"^\W*no\s+[a-z]+\s+(?:after|before|past)\s+\w+|\b(?:that's|that\s+is)\s+the\s+(?:deal|rule|rules|law)\b"
+                         r"|\bthe\s+(?:plan|rule)\s+is\b")
 #: a cook's verbs opening a step ("bake at one-eighty", "simmer for twenty", "rub the butter in")
 _COOKS = re.compile(r"^(?:(?:step\s+[a-z0-9-]+|first|then|next|after\s+that|and|right|so|ok|okay|now)\W+)*(?:bake|simmer|stir|whisk|fold|knead"
                     r"|rub|chop|season|drain|sprinkle|grill|roast|fry|saute|sear|marinate|beat|cream|poach|steam"
@@ -80,7 +111,7 @@ def _turns_to_me(pieces: list[str]) -> bool:
     turn ("so ...", "right, ..."), in the same piece or a later one ("right, eighteen degrees, set it")?"""
     turned = False
     for p in pieces:
-        if "?" in p or ASKS_A_QUESTION.match(p) or asked(p):
+        if "?" in p or (ASKS_A_QUESTION.match(p) and not p.startswith("which ")) or asked(p):
             return True
         turned = turned or bool(_TURNS.match(p))
         rest = _TURNS.sub("", p).strip(" ,")
@@ -92,7 +123,8 @@ def _turns_to_me(pieces: list[str]) -> bool:
 def passed_on(request: str) -> str | None:
     """Why the line only carries words from elsewhere (see the module), or None: "passed on" (a view
     or a report: someone says, according to, apparently), "read out" (a source, a message), "a
-    recipe" (a cook's steps), "a price". A piece beside the report that orders is the speaker's own
+    recipe" (a cook's steps), "a house rule" (what holds at its hour), "another place" (a device at work, in
+    the car, in an old home), "how it is made" (a bulb's watts, a circuit), "a price". A piece beside the report that orders is the speaker's own
     ("My brother's moaning he can't hear anything, bump the volume up a bit.", dev63)."""
     low = lowered(request)
     if "?" in low:
@@ -111,6 +143,15 @@ def passed_on(request: str) -> str | None:
         return "read out" if any(_SOURCE.search(pieces[n]) for n in reports) else "passed on"
     if _COOKS.match(" ".join(pieces)) and all(_COOKS.match(p) or not an_order(p) for p in pieces):
         return "a recipe"  # (not "Boil the kettle and put some Nina Simone on.", dev52)
+    if _HOUSE_RULE.search(low):
+        return "a house rule"
+    own_orders = any(an_order(p) or _WANTED.match(p) for p in pieces)
+    if _ANOTHER_PLACE.search(low) and not own_orders and not _THERE_NOW.search(low):
+        return "another place"
+    if len(low.split()) > _SAID_AT_ONCE:
+        return None  # a document, not a remark (BFCL live_simple_164: a page about a company)
+    if _HARDWARE.search(low) and _TELLS_A_PRICE.match(pieces[0]) and not own_orders and not complains(low):
+        return "how it is made"
     if _MONEY.search(low) and _TELLS_A_PRICE.match(pieces[0]) and not _WANTS.search(low) \
             and not any(an_order(p) for p in pieces):
         return "a price"

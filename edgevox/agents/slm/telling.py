@@ -63,7 +63,9 @@ _WANTS_NOW = re.compile(r"(?<!might\s)(?<!'ll\s)(?<!will\s)(?<!may\s)(?<!probabl
 _THING_IN_A_STATE = re.compile(r"^\W*(?:the|my|our)\s+(?:[a-z']+\s+){1,3}(?:turned|switched|set|put)\s+(?:on|off|to|up|down)\b")
 
 #: where and when a story is set, before its subject ("Last winter we had ...", "Back home in Chennai we ...")
-_SCENE = re.compile(r"^(?:last\s+\w+|(?:yesterday|tomorrow)(?:\s+(?:morning|afternoon|evening|night))?|once|years\s+ago|as\s+a\s+(?:kid|child)|later(?:\s+on)?"
+_SCENE = re.compile(r"^(?:last\s+\w+|next\s+(?:year|week|weekend|month|summer|winter|spring|autumn|christmas|time)"
+                    r"|this\s+(?:summer|winter|spring|autumn|christmas)|(?:on\s+)?(?:mondays|tuesdays|wednesdays|thursdays|fridays"
+                    r"|saturdays|sundays|weekends|weeknights|school\s+nights)|(?:yesterday|tomorrow)(?:\s+(?:morning|afternoon|evening|night))?|once|years\s+ago|as\s+a\s+(?:kid|child)|later(?:\s+on)?"
                     r"|back\s+(?:home|then)(?:\s+in\s+\w+)?|back\s+in\s+\w+|when\s+i\s+was\s+(?:a\s+)?\w+|in\s+the\s+old\s+days)\s+")
 
 #: words said aside, between a story's pieces ("..., no bother.", "..., apparently.")
@@ -74,6 +76,7 @@ _ASIDES = frozenset("bother worries problem probs ta cheers mate love grand fine
 _BEING = re.compile(rf"^(?!(?:{'|'.join(sorted(IMPERATIVES | {'find', 'show', 'tell', 'search', 'look', 'check', 'fetch'}))})\b)"
                     r"(?:(?!who\b|which\b|that\b)[a-z'-]+\s+){1,5}(?:is|are|was|were)\b")
 _NO_SUBJECT = re.compile(r"^(?:might|drives|makes|sounds|looks|not\s+even|never\s+again|no\s+point|not\s+yet"
+                         r"|which\s+(?:is|was|made|makes|means|meant)"  # "Our old house had ..., which made zero sense." (dev63)
                          r"|not\s+(?:the|a|my|our|his|her)\s+[a-z']+$)\b")  # "..., I think it's the fitting and not the bulb." (dev61)
 
 #: a maybe or a plan, not a switch ordered ("I might stick some Nina Simone on", dev56)
@@ -84,7 +87,9 @@ _TAG_QUESTION = re.compile(r",\s*(?:isn't|hasn't|wasn't|doesn't|didn't|aren't|we
 
 #: verbs of orders no list here holds, seen opening a tuned request ("Bin the pasta timer, ...",
 #: "Back one track, ...", "Pick the music back up ...", "Every light in the house on, ...")
-_ORDERS_TOO = frozenset("bin ditch back pick go every".split())
+_ORDERS_TOO = frozenset("bin ditch back pick go".split())
+#: "every" orders before what it switches ("Every light in the house on, ..."), not in "every single one"
+_EVERY_THING = re.compile(r"^every\s+(?:single\s+)?(?:light|lamp|room|bulb)s?\b")
 
 
 @lru_cache(maxsize=512)  # asked of the same line by the gate, grounding (per tool), the planner and the claim check
@@ -107,7 +112,7 @@ def only_tells(request: str) -> bool:
     pieces = [p for p in pieces if p and p not in _ASIDES]
     if not pieces or ASKS_A_QUESTION.match(pieces[0]):
         return False
-    if any(an_order(p) or p.split()[0] in _ORDERS_TOO
+    if any(an_order(p) or p.split()[0] in _ORDERS_TOO or _EVERY_THING.match(p)
            or (re.search(r"\b(?:on|off)$", p) and not VERB.search(p) and not _MAYBE.search(p)) for p in pieces):
         return False
     # (a piece of a word or two after the first goes on with a list: "... the bread and eggs")
