@@ -908,3 +908,13 @@ def test_a_length_told_beside_another_order_starts_no_timer():
     assert not length_told("The pasta needs 11 minutes.", timer, {"minutes": 11})
     assert not length_told("Turn the oven light on, and ten minutes for the rice.", timer, {"minutes": 10})
     assert not length_told("Set a timer, I'll be back in ten minutes.", timer, {"minutes": 10})
+
+
+def test_dev63_a_device_word_written_as_part_of_a_name_is_the_name():
+    from edgevox.agents.slm.not_about import why_not
+
+    play = TOOLS["play_music"]
+    assert why_not("Play OK Computer by Radiohead.", play, {"query": "OK Computer by Radiohead"}, ALL) is None
+    # a device as such, capitals or none, is still no tool's
+    assert why_not("Put the TV on.", play, {"query": "TV"}, ALL) == "device"
+    assert why_not("Turn on the Fan in the office", TOOLS["set_light"], {"room": "office", "on": True}, ALL) == "device"

@@ -68,6 +68,7 @@ _CLIMATE_TARGETS = frozenset(stem(w) for w in ("temperature", "thermostat", "hea
 def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterable[Any]) -> str | None:
     """Why a call of ``tool`` is not about ``request`` (a key of ``REPLIES``), or None when it
     is grounded. ``tools``: every tool of the registry (what is served at all)."""
+    written = request  # (as written: capitals mark a name)
     request = without_idioms(heard_words(request, tools))  # homophones read as meant ("whats the thyme", dev16)
     said = content_words(request)
     target = target_words(tool)
@@ -83,6 +84,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
             unserved = set()  # "... thirty-five minutes in the oven, can you time it?" (dev12): timed, not worked
         if unserved and _said_apart(request, tool, arguments, unserved):
             unserved = set()  # "Hit pause on that, the kettle's screaming." (dev21): the kettle is the reason
+        if unserved:
+            unserved -= _in_a_title(written, arguments)  # "Play OK Computer by Radiohead." (dev63): an album's name
         if unserved or (opens and not opens & tool_words(tool)):
             return "device"
     elif (thing := acted_on(request)) and ((stem(thing[0]) in (unserved := unserved_devices(request, tools))
@@ -138,6 +141,15 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # plays on the speakers the volume is of) names no other thing.
     others = any(said & target_words(t) for t in tools if t.name != tool.name and not same_device(t, tool))
     return None if enums & words and not others else "unrelated"
+
+
+def _in_a_title(request: str, arguments: Mapping[str, Any]) -> set[str]:
+    """The stems of words a string argument of the call holds that the request writes with a capital
+    mid-line, as a name is written ("Computer" of "OK Computer", "Radio" of "Radio Gaga"); not all
+    capitals ("TV") and not the line's first word."""
+    held = {w for v in leaves(dict(arguments)) if isinstance(v, str) for w in WORD.findall(v.lower())}
+    words = re.findall(r"[A-Za-z]+", request)[1:]
+    return {stem(w.lower()) for w in words if w[0].isupper() and not w.isupper() and w.lower() in held}
 
 
 def parts_of_values(tool: Any, request: str) -> set[str]:
