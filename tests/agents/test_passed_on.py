@@ -20,6 +20,8 @@ from edgevox.agents.slm.remarks import asks_nothing
     ("WhatsApp from the landlord: 'please keep the thermostat at eighteen while you're away'.", "read out"),
     ("Step four, bake at one-eighty for forty-five minutes or until golden.", "a recipe"),
     ("Our gas bill last winter was nearly a grand.", "a price"),
+    ("Eggs are four fifty a dozen at the corner store now, it's ridiculous.", "a price"),
+    ("Oat milk's on Ashleigh's list, not ours, she buys her own.", "another's list"),
     ("No music after ten, the baby's room is right above the living room.", "a house rule"),
     ("Lights off by eleven on school nights, Arjun, that's the deal.", "a house rule"),
     ("Honestly, the heating in my office at work is set to twenty-six, everyone's half asleep.", "another place"),
@@ -52,6 +54,8 @@ def test_words_from_elsewhere_ask_nothing(line, why):
     "Preheat the oven to two hundred.",
     # the speaker is there now: a place for the weather (dev58)
     "No, sorry, not Dublin -- Kilkenny, I'm at my sister's.",
+    "I need a pint of milk, stick it on the list.",
+    "Add oat milk to Ashleigh's list as well.",
 ])
 def test_a_piece_of_ones_own_still_asks(line):
     assert passed_on(line) is None

@@ -322,3 +322,8 @@ def test_dev63_a_scene_to_come_or_a_habit_of_a_weekday_only_tells():
     # "every" still orders before a light
     assert not only_tells("Every light in the house on, we've got guests coming.")
     assert not only_tells("Next song, this one's dragging.")
+
+
+def test_dev63_the_weather_that_was_told_asks_nothing():
+    assert asks_nothing("Last week it rained every single day in Galway, every single one.") == "the weather that was"
+    assert asks_nothing("Is it going to rain in Galway today?") is None

@@ -63,7 +63,10 @@ _QUOTED = re.compile(r"(?:^|(?<=[\s:]))['\"\u2018\u201c](?:[^'\"\u2019\u201d]|(?
                      r"['\"\u2019\u201d](?=[\s.,;:!?]|$)")
 #: money ("forty quid", "a tenner", "six pound each", "costs", "the bill")
 _MONEY = re.compile(r"\b(?:quid|pounds?|pence|dollars?|bucks|euros?|cents|rupees|tenner|fiver|costs?|costing|price[sd]?|pricey"
-                    r"|bills?|paid|pay|paying|spent|spend|expensive|cheap|cheaper|dearer)\b|[\u00a3$\u20ac]\s*\d")
+                    r"|bills?|paid|pay|paying|spent|spend|expensive|cheap|cheaper|dearer)\b|[\u00a3$\u20ac]\s*\d"
+                    # a price by the piece ("Eggs are four fifty a dozen", dev63)
+                    r"|(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|sixty"
+                    r"|seventy|eighty|ninety|hundred))\w*\s+(?:a|per|each)\s+(?:dozen|kilo|pack|loaf|bottle|tin|pint|litre)\b")
 #: another place than this home: the device spoken of is not one the assistant serves ("the heating in my
 #: office at work", "the speaker in my car", "In our last flat the kitchen light was ...", dev63)
 _ANOTHER_PLACE = re.compile(r"\b(?:at|from)\s+work\b|\bin\s+(?:my|our|his|her|their|the)\s+car\b"
@@ -82,6 +85,8 @@ _HARDWARE = re.compile(r"\b(?:bulbs?|watts?|wattage|circuit|wiring|wired|fuse|fi
 #: deal.", dev63): what holds at its hour, not an order now
 _HOUSE_RULE = re.compile(r"^\W*no\s+[a-z]+\s+(?:after|before|past)\s+\w+|\b(?:that's|that\s+is)\s+the\s+(?:deal|rule|rules|law)\b"
                          r"|\bthe\s+(?:plan|rule)\s+is\b")
+#: another person's list, not the household's the tool keeps ("Oat milk's on Ashleigh's list, not ours", dev63)
+_ANOTHERS_LIST = re.compile(r"\b(?!the\b|today's\b|this\s+week's\b)[a-z]+'s\s+(?:old\s+|own\s+)?(?:shopping\s+)?list\b")
 #: a cook's verbs opening a step ("bake at one-eighty", "simmer for twenty", "rub the butter in")
 _COOKS = re.compile(r"^(?:(?:step\s+[a-z0-9-]+|first|then|next|after\s+that|and|right|so|ok|okay|now)\W+)*(?:bake|simmer|stir|whisk|fold|knead"
                     r"|rub|chop|season|drain|sprinkle|grill|roast|fry|saute|sear|marinate|beat|cream|poach|steam"
@@ -124,7 +129,7 @@ def passed_on(request: str) -> str | None:
     """Why the line only carries words from elsewhere (see the module), or None: "passed on" (a view
     or a report: someone says, according to, apparently), "read out" (a source, a message), "a
     recipe" (a cook's steps), "a house rule" (what holds at its hour), "another place" (a device at work, in
-    the car, in an old home), "how it is made" (a bulb's watts, a circuit), "a price". A piece beside the report that orders is the speaker's own
+    the car, in an old home), "another's list", "how it is made" (a bulb's watts, a circuit), "a price". A piece beside the report that orders is the speaker's own
     ("My brother's moaning he can't hear anything, bump the volume up a bit.", dev63)."""
     low = lowered(request)
     if "?" in low:
@@ -146,6 +151,8 @@ def passed_on(request: str) -> str | None:
     if _HOUSE_RULE.search(low):
         return "a house rule"
     own_orders = any(an_order(p) or _WANTED.match(p) for p in pieces)
+    if _ANOTHERS_LIST.search(low) and not own_orders:
+        return "another's list"
     if _ANOTHER_PLACE.search(low) and not own_orders and not _THERE_NOW.search(low):
         return "another place"
     if len(low.split()) > _SAID_AT_ONCE:

@@ -144,7 +144,7 @@ _LIKED = re.compile(r"^i\s+(?:(?:really|just|absolutely|actually|quite|do|so|tot
 
 #: the weather that was: the weather tool tells now and the forecast
 _WEATHER_WORDS = re.compile(r"\b(?:weather|temperature|rain|rained|raining|snow|snowed|sunny|hot|cold|warm|windy)\b")
-_WAS = re.compile(r"\b(?:was|were|been|did|had)\b")
+_WAS = re.compile(r"\b(?:was|were|been|did|had|rained|snowed|poured|hailed|stormed)\b")  # "Last week it rained every single day" (dev63)
 _PAST_TIME = re.compile(r"\b(?:yesterday|last\s+(?:night|week|weekend|month|year|summer|winter|spring|autumn|fall)"
                         r"|ever\s+recorded|on\s+record|the\s+other\s+day|while\s+we\s+were\s+away|been\s+like)\b")
 _RECORDED = re.compile(r"\b(?:ever\s+recorded|on\s+record)\b")
