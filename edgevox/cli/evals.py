@@ -32,7 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "the model's calling profile)")
     add_agent_options(p)
     p.add_argument("--split", choices=SPLITS, default="dev",
-                   help="dev (for tuning), test (held out: never tune on it), all (both), dev2 to dev64 (the "
+                   help="dev (for tuning), test (held out: never tune on it), all (both), dev2 to dev65 (the "
                         "written tuning sets, evals/home/tuning*.jsonl) (default: dev)")
     p.add_argument("--ids", default=None, help="only these item ids (comma-separated)")
     p.add_argument("--limit", type=int, default=None,

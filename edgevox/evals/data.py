@@ -14,7 +14,7 @@ the first 8 hex digits of the SHA-256 of its turns' texts (joined by " | "), rea
 number, are below 60 % of 2**32; otherwise in **test**. Adding an item never moves another
 one; tune on dev only, report test as held out.
 
-An item may name its split instead (``"split": "dev2"`` to ``"dev64"``): tuning
+An item may name its split instead (``"split": "dev2"`` to ``"dev65"``): tuning
 sets written later, to catch rules that fit only dev's phrasings (dev3 mostly of lines no tool serves;
 dev4 written in session 6 over the outside set's topics and run once before any change, as a
 fresh estimate of how the shipped agent does on phrasings it was not tuned on; dev5 the same,
@@ -80,10 +80,10 @@ line between asking and not asking, dev43's amounts, dev48's changes of mind): t
 dev43 and dev48 as their kept-aside measures; and dev59, the three styles mixed, run only before and
 after; dev60, dev61 and dev62 in session 36: dev60 in dev59's three styles mixed and dev61 in a fourth,
 the home as people talk in it through a day (remarks, stories, moans, talk to others, with requests
-hidden among them), tuned on, and dev62, the four styles mixed, run only before and after; dev63 and dev64 in session 37, both
+hidden among them), tuned on, and dev62, the four styles mixed, run only before and after; dev63, dev64 and dev65 in session 37, all
 statements near the devices that a small model mistakes for orders (opinions passed on, prices,
 recipes, the weather of another day, what the radio says, house rules), with requests among them:
-dev63 tuned on, dev64 run only before and after).
+dev63 and dev65 tuned on, dev64 run only before and after).
 They are never part of dev, test or "all".
 """
 
@@ -101,7 +101,7 @@ NAMED_SPLITS = ("dev2", "dev3", "dev4", "dev5", "dev6", "dev7", "dev8", "dev9", 
                "dev24", "dev25", "dev26", "dev27", "dev28", "dev29", "dev30", "dev31", "dev32", "dev33", "dev34", "dev35", "dev36", "dev37", "dev38", "dev39", "dev40", "dev41",
                "dev42", "dev43", "dev44", "dev45", "dev46", "dev47", "dev48", "dev49",
                "dev50", "dev51", "dev52", "dev53", "dev54", "dev55",
-               "dev56", "dev57", "dev58", "dev59", "dev60", "dev61", "dev62", "dev63", "dev64")
+               "dev56", "dev57", "dev58", "dev59", "dev60", "dev61", "dev62", "dev63", "dev64", "dev65")
 SPLITS = ("dev", "test", "all", *NAMED_SPLITS)
 DEV_SHARE = 0.6
 
