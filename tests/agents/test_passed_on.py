@@ -22,6 +22,8 @@ from edgevox.agents.slm.remarks import asks_nothing
     ("Our gas bill last winter was nearly a grand.", "a price"),
     ("Eggs are four fifty a dozen at the corner store now, it's ridiculous.", "a price"),
     ("Oat milk's on Ashleigh's list, not ours, she buys her own.", "another's list"),
+    ("Saturday's meant to be gorgeous, so we'll do the barbecue.", "another day's weather"),
+    ("The office is only about nine square metres, tiny really.", "how it is made"),
     ("No music after ten, the baby's room is right above the living room.", "a house rule"),
     ("Lights off by eleven on school nights, Arjun, that's the deal.", "a house rule"),
     ("Honestly, the heating in my office at work is set to twenty-six, everyone's half asleep.", "another place"),
@@ -56,6 +58,8 @@ def test_words_from_elsewhere_ask_nothing(line, why):
     "No, sorry, not Dublin -- Kilkenny, I'm at my sister's.",
     "I need a pint of milk, stick it on the list.",
     "Add oat milk to Ashleigh's list as well.",
+    "Tomorrow's going to be freezing, put the heating on now.",
+    "What's tomorrow looking like?",
 ])
 def test_a_piece_of_ones_own_still_asks(line):
     assert passed_on(line) is None

@@ -87,6 +87,16 @@ _HOUSE_RULE = re.compile(r"^\W*no\s+[a-z]+\s+(?:after|before|past)\s+\w+|\b(?:th
                          r"|\bthe\s+(?:plan|rule)\s+is\b")
 #: another person's list, not the household's the tool keeps ("Oat milk's on Ashleigh's list, not ours", dev63)
 _ANOTHERS_LIST = re.compile(r"\b(?!the\b|today's\b|this\s+week's\b)[a-z]+'s\s+(?:old\s+|own\s+)?(?:shopping\s+)?list\b")
+#: the weather of another day, told ("Saturday's meant to be gorgeous", "tomorrow'll be freezing"): the
+#: weather tool tells now and today; a statement of another day asks it nothing
+_ANOTHER_DAY = re.compile(r"\b(?:tomorrow|the\s+weekend|next\s+week|(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday"
+                          r"|sunday)s?)\b")
+_WILL_BE = re.compile(r"\b(?:(?:meant|supposed|going|due|set)\s+to\s+(?:be|get|rain|snow|pour)|gonna\s+be|'ll\s+be|will\s+be"
+                      r"|looks?\s+like|looking)\b")
+_WEATHER = re.compile(r"\b(?:weather|forecast|rain|raining|snow|snowing|sunny|sun|hot|cold|warm|windy|wet|dry|frost|frosty|freezing"
+                      r"|roasting|boiling|scorcher|storms?|showers|cloudy|miserable|minus|degrees|bucketing|pouring|gorgeous)\b")
+#: measures of a room or a thing ("The living room's about twenty square metres")
+_MEASURE = re.compile(r"\bsquare\s+(?:metres|meters|feet|foot)\b|\b(?:centimetres|centimeters|metres|meters|inches|feet)\s+(?:wide|long|high|tall|across)\b")
 #: a cook's verbs opening a step ("bake at one-eighty", "simmer for twenty", "rub the butter in")
 _COOKS = re.compile(r"^(?:(?:step\s+[a-z0-9-]+|first|then|next|after\s+that|and|right|so|ok|okay|now)\W+)*(?:bake|simmer|stir|whisk|fold|knead"
                     r"|rub|chop|season|drain|sprinkle|grill|roast|fry|saute|sear|marinate|beat|cream|poach|steam"
@@ -129,7 +139,7 @@ def passed_on(request: str) -> str | None:
     """Why the line only carries words from elsewhere (see the module), or None: "passed on" (a view
     or a report: someone says, according to, apparently), "read out" (a source, a message), "a
     recipe" (a cook's steps), "a house rule" (what holds at its hour), "another place" (a device at work, in
-    the car, in an old home), "another's list", "how it is made" (a bulb's watts, a circuit), "a price". A piece beside the report that orders is the speaker's own
+    the car, in an old home), "another's list", "another day's weather", "how it is made" (a bulb's watts, a circuit), "a price". A piece beside the report that orders is the speaker's own
     ("My brother's moaning he can't hear anything, bump the volume up a bit.", dev63)."""
     low = lowered(request)
     if "?" in low:
@@ -151,13 +161,16 @@ def passed_on(request: str) -> str | None:
     if _HOUSE_RULE.search(low):
         return "a house rule"
     own_orders = any(an_order(p) or _WANTED.match(p) for p in pieces)
+    if _WEATHER.search(low) and _ANOTHER_DAY.search(low) and _WILL_BE.search(low) and not own_orders \
+            and _TELLS_A_PRICE.match(pieces[0]):
+        return "another day's weather"
     if _ANOTHERS_LIST.search(low) and not own_orders:
         return "another's list"
     if _ANOTHER_PLACE.search(low) and not own_orders and not _THERE_NOW.search(low):
         return "another place"
     if len(low.split()) > _SAID_AT_ONCE:
         return None  # a document, not a remark (BFCL live_simple_164: a page about a company)
-    if _HARDWARE.search(low) and _TELLS_A_PRICE.match(pieces[0]) and not own_orders and not complains(low):
+    if (_HARDWARE.search(low) or _MEASURE.search(low)) and _TELLS_A_PRICE.match(pieces[0]) and not own_orders and not complains(low):
         return "how it is made"
     if _MONEY.search(low) and _TELLS_A_PRICE.match(pieces[0]) and not _WANTS.search(low) \
             and not any(an_order(p) for p in pieces):
