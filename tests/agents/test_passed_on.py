@@ -24,6 +24,13 @@ from edgevox.agents.slm.remarks import asks_nothing
     ("Oat milk's on Ashleigh's list, not ours, she buys her own.", "another's list"),
     ("Saturday's meant to be gorgeous, so we'll do the barbecue.", "another day's weather"),
     ("The office is only about nine square metres, tiny really.", "how it is made"),
+    ("My boss runs her heating at sixteen and just wears a fleece, mad woman.", "someone else's"),
+    ("Uncle Ravi does the tandoori chicken forty-five minutes, turning it halfway.", "someone else's"),
+    ("The office gets so much sun after lunch we barely need the lights in there at all.", "no need"),
+    ("Toilet roll's, er, fine, there's a twelve-pack in the garage.", "enough already"),
+    ("Fourteen minutes was too long for the scones last time, they came out a bit dark.", "the past"),
+    ("Aoife said tomorrow's meant to be sunny in Dublin, twenty-two degrees, can you believe it.", "passed on"),
+    ("Okay so it says, um, simmer for twenty minutes, then season to taste... sounds easy enough.", "read out"),
     ("No music after ten, the baby's room is right above the living room.", "a house rule"),
     ("Lights off by eleven on school nights, Arjun, that's the deal.", "a house rule"),
     ("Honestly, the heating in my office at work is set to twenty-six, everyone's half asleep.", "another place"),
@@ -60,6 +67,11 @@ def test_words_from_elsewhere_ask_nothing(line, why):
     "Add oat milk to Ashleigh's list as well.",
     "Tomorrow's going to be freezing, put the heating on now.",
     "What's tomorrow looking like?",
+    "Oh, box says fifteen \u2014 cancel that one.",
+    "Gran's recipe says fourteen minutes at two hundred, so set me fourteen minutes.",
+    "Cool the house down to 18.",
+    "We've got no milk left, add some to the list.",
+    "I'll be in San Ramon and want to go to a salon.",
 ])
 def test_a_piece_of_ones_own_still_asks(line):
     assert passed_on(line) is None

@@ -250,7 +250,9 @@ _ABILITY = re.compile(r"^\W*(?:can|could|do)\s+you\s+[^?,]*,\s+or\s+(?:just|only
 #: a wish, not a request ("If only the hallway light came on by itself ...", "I wish we had one of
 #: those fancy thermostats ...", "I'd turn it right up if Freya wasn't asleep.", dev60, dev61); not a
 #: wish of what the assistant would do ("I wish you'd turn it down", "I wish to see the comments", BFCL)
-_WISH = re.compile(r"^\W*(?:if\s+only|i\s+(?:do\s+|really\s+|just\s+)?wish)\b(?!\s+(?:you|to|for)\b)|\bi'd\s+[a-z' ]+\bif\s+[a-z']+\s+(?:wasn't|weren't|didn't|hadn't|wouldn't)\b")
+_WISH = re.compile(r"^\W*(?:if\s+only|i\s+(?:do\s+|really\s+|just\s+)?wish)\b(?!\s+(?:you|to|for)\b)"
+                   r"|\bif\s+it\s+(?:were|was)\s+up\s+to\s+me\b|\bif\s+i\s+had\s+my\s+way\b|\bi\s+(?:nearly|almost)\s+asked\b"
+                   r"|\bi'd\s+[a-z' ]+\bif\s+[a-z']+\s+(?:wasn't|weren't|didn't|hadn't|wouldn't)\b")
 #: a saying passed on, not an order ("Ten minutes for hard-boiled, six for runny, that's what my mother
 #: always said.", dev61)
 _A_SAYING = re.compile(r"[,.;\u2014-]\s*(?:that's|that\s+is)\s+what\s+(?:my\s+|our\s+|the\s+)?[a-z]+\s+(?:always\s+|used\s+to\s+)?"
@@ -326,6 +328,6 @@ def asks_nothing(request: str) -> str | None:
         return "a saying"  # (not after an order: "Give me a timer for a minute and forty-five, that's what the noodles say.")
     if _WISH.search(low) and not orders:
         return "a wish"
-    if why := passed_on(request):
-        return why  # "My mate in Sydney says it's twelve degrees there ..." (dev63)
-    return "the weather that was" if asks_of_the_past(request) else None
+    if asks_of_the_past(request):
+        return "the weather that was"
+    return passed_on(request)  # "My mate in Sydney says it's twelve degrees there ..." (dev63)

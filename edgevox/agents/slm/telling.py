@@ -41,7 +41,7 @@ _TELLING_SUBJECT = re.compile(r"^(?:i|i've|i'd|i'll|i'm|we|we've|we'd|we'll|we'r
 
 #: a past, a habit, a plan or a maybe, a taste, a wish, something done by oneself
 _TELLS_OF = re.compile(r"\b(?:was|were|been|had|did|said|told|reckons?|thinks?|thought|always|never|usually|used\s+to|once"
-                       r"|last\s+(?:night|week|year|winter|summer|time)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
+                       r"|last\s+(?:night|week|year|winter|summer|time|month|weekend|christmas)|yesterday|might|maybe|probably|gonna|going\s+to|will|'ll"
                        r"|wish|wished|love|loves|loved|hate|hates|prefer|prefers|best|worst|favourite|perfect|brilliant|great"
                        r"|lovely|enough|plenty|myself|himself|herself|themselves|already|apparently|sweet\s+spot|spot\s+on"
                        r"|just\s+right|\w{3,}ed|keeps|likes|keep\s+meaning|(?:don't|doesn't)\s+even|must've|must\s+have|back\s+in|years\s+ago|as\s+a\s+(?:kid|child)|when\s+i\s+was"
