@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 
 from edgevox.agents.slm.changed_mind import TRAILS_OFF, takes_it_back, undecided
+from edgevox.agents.slm.facts import states_a_fact
 from edgevox.agents.slm.held_back import held_pieces
 from edgevox.agents.slm.passed_on import passed_on
 from edgevox.agents.slm.statements import (
@@ -330,4 +331,5 @@ def asks_nothing(request: str) -> str | None:
         return "a wish"
     if asks_of_the_past(request):
         return "the weather that was"
-    return passed_on(request)  # "My mate in Sydney says it's twelve degrees there ..." (dev63)
+    # "My mate in Sydney says it's twelve degrees there ...", "No music after ten, ..." (dev63)
+    return passed_on(request) or states_a_fact(request)

@@ -1,10 +1,12 @@
-"""Lines that pass on what someone or something else says, costs or prescribes ask nothing; a piece
-beside them that turns to the assistant still asks (``slm.passed_on``, dev63, session 37)."""
+"""Lines that pass on what someone or something else says (``slm.passed_on``) or state how things are
+(``slm.facts``) ask nothing; a piece beside them that turns to the assistant still asks (dev63, dev65,
+session 37)."""
 
 from __future__ import annotations
 
 import pytest
 
+from edgevox.agents.slm.facts import states_a_fact
 from edgevox.agents.slm.passed_on import passed_on
 from edgevox.agents.slm.remarks import asks_nothing
 
@@ -37,8 +39,8 @@ from edgevox.agents.slm.remarks import asks_nothing
     ("In our last flat the kitchen light was way brighter than this one.", "another place"),
     ("The bathroom light's on the same circuit as the extractor fan.", "how it is made"),
 ])
-def test_words_from_elsewhere_ask_nothing(line, why):
-    assert passed_on(line) == why
+def test_words_from_elsewhere_or_a_fact_ask_nothing(line, why):
+    assert (passed_on(line) or states_a_fact(line)) == why
     assert asks_nothing(line) == why
 
 
@@ -75,3 +77,4 @@ def test_words_from_elsewhere_ask_nothing(line, why):
 ])
 def test_a_piece_of_ones_own_still_asks(line):
     assert passed_on(line) is None
+    assert states_a_fact(line) is None
