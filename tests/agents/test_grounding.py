@@ -918,3 +918,28 @@ def test_dev63_a_device_word_written_as_part_of_a_name_is_the_name():
     # a device as such, capitals or none, is still no tool's
     assert why_not("Put the TV on.", play, {"query": "TV"}, ALL) == "device"
     assert why_not("Turn on the Fan in the office", TOOLS["set_light"], {"room": "office", "on": True}, ALL) == "device"
+
+
+def test_dev65_what_a_line_tells_beside_its_order_does_not_undo_the_order():
+    from edgevox.agents.slm.amounts import said_time_total
+    from edgevox.agents.slm.lengths import invents_a_length
+    from edgevox.agents.slm.not_about import why_not
+    from edgevox.agents.slm.several_asks import switched_as_said
+
+    # the fan is the reason, beyond a comma; the volume is the speakers'
+    assert why_not("Can't hear a thing over the extractor fan, volume to seventy.", TOOLS["set_volume"], {"level": 70}, ALL) is None
+    assert why_not("TV volume to 20.", TOOLS["set_volume"], {"level": 20}, ALL) == "device"
+    # "time that" asks a timer; a recipe that says asks for no recipe service
+    assert why_not("The recipe says simmer twenty minutes, so can you time that for me?", TOOLS["start_timer"], {"minutes": 20}, ALL) is None
+    # a number said is the light's level, not an hour's timer
+    assert invents_a_length("Dim the living room to thirty, film's starting.", TOOLS["start_timer"], {"hours": 1})
+    assert not invents_a_length("Timer thirty.", TOOLS["start_timer"], {"minutes": 30})
+    # a length said twice is one length
+    assert said_time_total("The stew needs two hours. Two-hour timer, please.") == 7200
+    assert said_time_total("2 hours 10 minutes") == 7800
+    # the piece that orders sets the switch, not the one that tells
+    light = TOOLS["set_light"]
+    assert switched_as_said("Tom says the garage light's been on all day \u2014 kill it, would you.", light,
+                            {"room": "garage", "on": True}) == {"room": "garage", "on": False}
+    assert switched_as_said("Off to bed now, nobody needs the hallway light on anymore.", light,
+                            {"room": "hallway", "on": False}) is None

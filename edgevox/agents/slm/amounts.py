@@ -387,7 +387,8 @@ def said_time_total(request: str) -> float | None:
     said_one = [i for i, w in enumerate(words) if w in SECONDS and i > 0 and words[i - 1] in ("a", "an")]
     if any(i > 1 and words[i - 2] in _SHARE_WORDS or words[i + 1:i + 3] in (["and", "a"], ["and", "an"]) for i in said_one):
         return None  # a share besides the lengths ("half an hour and ten minutes"): not a plain total
-    return sum(lengths) + sum(SECONDS[words[i]] for i in said_one)
+    # a length said again is one length ("The stew needs two hours. Two-hour timer, please.", dev65: 4 hours)
+    return sum(dict.fromkeys(lengths)) + sum(SECONDS[words[i]] for i in said_one)
 
 
 #: a transcript's homophone of a number right before a time unit ("timer for too hours", "a for

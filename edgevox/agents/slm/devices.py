@@ -35,9 +35,10 @@ def device_compound(request: str, tools: Iterable[Any], tool: Any) -> bool:
     that is also a device ("garage light")."""
     unserved = unserved_devices(request, tools)
     named = {stem(w) for w in re.split(r"[_.\s]+", tool.name.lower()) if w}
-    words = WORD.findall(request.lower())
-    return bool(unserved) and any(stem(a) in unserved and a not in HOME_PLACES and stem(b) in named
-                                  for a, b in itertools.pairwise(words))
+    # (the two words within one piece: "... over the extractor fan, volume to seventy", dev65, is the speakers')
+    pairs = [pair for piece in re.split(r"[,.;:!?\u2014\u2013]|\s-+\s", request.lower())
+             for pair in itertools.pairwise(WORD.findall(piece))]
+    return bool(unserved) and any(stem(a) in unserved and a not in HOME_PLACES and stem(b) in named for a, b in pairs)
 
 
 def unserved_devices(request: str, tools: Iterable[Any]) -> set[str]:

@@ -32,7 +32,9 @@ def invents_a_length(request: str, tool: Any, arguments: Mapping[str, Any]) -> b
     office"; the later calls of a turn are not grounded, so this is checked on its own."""
     lengths = [v for k, v in arguments.items() if time_key(k) and is_number(v) and v]
     low = request.lower()
-    return bool(lengths) and not _SAYS_A_LENGTH.search(low) and not said_numbers(_A_LEVEL.sub(" ", low))
+    # (a number said that is not the length is the level's: "Dim the living room to thirty, film's
+    # starting." made a one-hour timer, dev65)
+    return bool(lengths) and not _SAYS_A_LENGTH.search(low) and not said_numbers(_A_LEVEL.sub(" ", low)) & set(map(float, lengths))
 
 
 #: a timer asked for in words that need not say "timer" ("The pasta needs 11 minutes", "keep track of

@@ -124,6 +124,8 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     felt = {FELT[w] for w in WORD.findall(request.lower()) if w in FELT}  # how the room feels names its thing
     if said & own or (felt & own and not unserved_devices(request, tools)):
         return None
+    if stem("timer") in own and takes_a_length(tool) and _TIME_IT.search(request.lower()):
+        return None  # "The recipe says simmer twenty minutes, so can you time that for me?" (dev65)
     # Not optional arguments: the model copies the request's words into a free-text ``label``
     # ("Open the blinds halfway." -> a timer labelled "blinds halfway").
     required = set((tool.parameters or {}).get("required") or ())
@@ -141,6 +143,10 @@ def why_not(request: str, tool: Any, arguments: Mapping[str, Any], tools: Iterab
     # plays on the speakers the volume is of) names no other thing.
     others = any(said & target_words(t) for t in tools if t.name != tool.name and not same_device(t, tool))
     return None if enums & words and not others else "unrelated"
+
+
+#: a length asked to be timed, said by the verb ("time that for me", "can you time it?")
+_TIME_IT = re.compile(r"\btime\s+(?:it|that|this|them|those)\b")
 
 
 def _in_a_title(request: str, arguments: Mapping[str, Any]) -> set[str]:

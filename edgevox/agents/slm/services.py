@@ -30,7 +30,9 @@ def asks_another_service(request: str, tool: Any, *, anywhere: bool = False) -> 
     does not mention? Not one asked for later ("Send the email, and set a reminder": BFCL parallel_193's right call is the email);
     a timer whose requests say "remind me in 10 minutes" may serve "Remind me in 20 minutes.".
     Or one asked for anywhere by the phrases of ``_ELSEWHERE`` ("... to my calendar")."""
-    low = request.lower()
+    # a service's word as the source of what is said names no service ("The recipe says simmer twenty
+    # minutes, so can you time that for me?", dev65)
+    low = re.sub(r"\b[a-z]+\s+(?:says|said|reads)\b", " ", request.lower())
     words = WORD.findall(low)
     own = tool_words(tool)
     if not anywhere:  # the opening: up to the tool's own first word ("Weather in Bergen, and remind

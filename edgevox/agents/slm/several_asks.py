@@ -17,6 +17,7 @@ from edgevox.agents.slm.not_about import parts_of_values, why_not, wordy
 from edgevox.agents.slm.places import WHERE
 from edgevox.agents.slm.questions import line_pieces
 from edgevox.agents.slm.services import asks_another_service
+from edgevox.agents.slm.statements import an_order
 from edgevox.agents.slm.vocabulary import (
     UNITS,
     WORD,
@@ -184,8 +185,26 @@ def strays_from(request: str, tool: Any, arguments: Mapping[str, Any], before: l
     return False
 
 
+#: where a piece breaks at a comma or a dash
+_BREAKS = re.compile(r"\s*(?:[,;]|\s[-\u2014\u2013]+\s|\u2014)\s*")
+#: a switch said of "it" or "them" ("kill it", "switch them off", "turn it on")
+_POINTS_BACK = re.compile(r"\b(?:kill|switch|turn|flick|put|knock|shut)\s+(?:it|them)\b|\b(?:it|them)\s+(?:on|off)\b")
 #: on no longer wanted: "I don't want the kitchen light on any more, we've finished eating." (dev55: switched on)
 _UNWANTED_ON = re.compile(r"\b(?:don't|do\s+not|dont)\s+(?:want|need)\b[^,.]*\bon\s+(?:any\s*more|now)\b")
+
+
+def _switch_words(pieces: list[str], own: set[str], *, ordered: bool = False) -> tuple[str, set[str]]:
+    """The pieces that name the tool's thing, joined, and their words ("kill" said as "off"). With
+    ``ordered``, also those that point back at it with a switch ("kill it"), and of them only the ones
+    that order while others only tell; none when there is no such choice."""
+    named = [p for p in pieces if content_words(p) & own]
+    if ordered:
+        named += [p for p in pieces if p not in named and _POINTS_BACK.search(p.lower())]
+        orders = [p for p in named if an_order(p.lower())]
+        named = orders if 0 < len(orders) < len(named) else []  # (no such choice: nothing said plainly)
+    joined = " , ".join(named)
+    words = set(WORD.findall(joined.lower()))
+    return joined, words | ({"off"} if "kill" in words else set())
 
 
 def switched_as_said(request: str, tool: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -194,10 +213,13 @@ def switched_as_said(request: str, tool: Any, arguments: Mapping[str, Any]) -> d
     turn all the lights off." -> every light on at 40 percent, dev52); else None. (And the other
     way round.) "Turn the TV off and set the living room lights to 10": the light's piece says
     neither."""
-    own = tool_words(tool)
-    pieces = [p for p in line_pieces(request) or [request] if content_words(p) & own]
-    request = " , ".join(pieces)
-    words = set(WORD.findall(request.lower()))
+    own, line = tool_words(tool), request
+    request, words = _switch_words(line_pieces(line) or [line], own)
+    if ("on" in words) == ("off" in words):
+        # both or neither: the pieces cut finer, at commas and dashes, and of them the ones that order
+        # beside ones that tell ("Tom says the garage light's been on all day -- kill it, would you.", dev65)
+        finer = [q for p in line_pieces(line) or [line] for q in _BREAKS.split(p) if q.strip()]
+        request, words = _switch_words(finer, own, ordered=True)
     if ("on" in words) == ("off" in words):
         return None
     said_on = "on" in words and not _UNWANTED_ON.search(request.lower())
