@@ -149,10 +149,27 @@ def test_a_claim_on_a_line_that_only_tells_is_never_retried_as_a_call():
     from edgevox.agents.slm.remarks import asks_nothing
     from edgevox.agents.slm.telling import only_tells
 
-    # dev56 (session 35): "... but I'll keep the timer anyway." was claimed, and the retry cancelled it
-    line = "Ciara said she'd hang it all out, but I'll keep the timer anyway."
+    # dev56 (session 35): "Ciara said she'd hang it all out, but I'll keep the timer anyway." was claimed,
+    # and the retry cancelled it; that line now asks nothing as passed on (session 37), so a line that
+    # only tells and is no such remark keeps this path tested
+    line = "Dad always kept the timer on the cooker going, even when nothing was in."
     assert only_tells(line) and not asks_nothing(line)
-    be = ScriptedBackend(["I've cancelled the laundry timer.", call("cancel_timer", label="laundry"), "Done."])
+    be = ScriptedBackend(["I've cancelled the timer.", call("cancel_timer"), "Done."])
     agent = LLMAgent(tools=Home().tools(), model=be, hooks=default_slm_hooks())
     r = agent.run(line)
     assert not r.calls and r.reply == "Okay.", (r.calls, r.reply)
+
+
+def test_a_claim_on_a_line_passed_on_is_never_retried_as_a_call():
+    from agent_fakes import ScriptedBackend, call
+
+    from edgevox.agents import LLMAgent, default_slm_hooks
+    from edgevox.agents.slm.remarks import asks_nothing
+
+    # dev56: the claim of a cancelled timer, on a line that passes on what Ciara said
+    line = "Ciara said she'd hang it all out, but I'll keep the timer anyway."
+    assert asks_nothing(line) == "passed on"
+    be = ScriptedBackend(["I've cancelled the laundry timer.", call("cancel_timer", label="laundry"), "Done."])
+    agent = LLMAgent(tools=Home().tools(), model=be, hooks=default_slm_hooks())
+    r = agent.run(line)
+    assert not r.calls and "cancelled" not in r.reply, (r.calls, r.reply)
