@@ -54,8 +54,10 @@ _ANOTHERS_LIST = re.compile(r"\b(?!the\b|today's\b|this\s+week's\b)[a-z]+'s\s+(?
 #: weather tool tells now and today; a statement of another day asks it nothing
 _ANOTHER_DAY = re.compile(r"\b(?:tomorrow|the\s+weekend|next\s+week|(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday"
                           r"|sunday)s?)\b")
+#: what another day will be, or is forecast to be
 _WILL_BE = re.compile(r"\b(?:(?:meant|supposed|going|due|set)\s+to\s+(?:be|get|rain|snow|pour)|gonna\s+be|'ll\s+be|will\s+be"
                       r"|looks?\s+like|looking|down\s+as|says|predicts|forecast)\b")
+#: words of the weather
 _WEATHER = re.compile(r"\b(?:weather|forecast|rain|raining|snow|snowing|sunny|sun|hot|cold|warm|windy|wet|dry|frost|frosty|freezing"
                       r"|roasting|boiling|scorcher|storms?|showers|cloudy|miserable|minus|degrees|bucketing|pouring|gorgeous)\b")
 #: measures of a room or a thing ("The living room's about twenty square metres")
@@ -74,21 +76,24 @@ _NO_NEED = re.compile(r"\b(?:barely|hardly|never|don't\s+even|rarely)\s+(?:need|
 #: enough already ("we've got, um, a dozen already", "there's a twelve-pack in the garage", dev65)
 _ENOUGH = re.compile(r"\b(?:we've\s+got|we\s+have|we\s+got|there's|there\s+are|there\s+is)\s+(?:[a-z,']+\s+){0,3}?"
                      r"(?:already|loads|plenty|heaps|tons|(?:a|one|two)\s+[\w-]*pack)\b")
+#: short of it, not enough ("there's only one left", "we've got no milk"): the list may want it
 _SHORT = re.compile(r"\b(?:no|none|not|out|only|last|low|running)\b")
 #: a past with its time, complaint or not ("Fourteen minutes was too long for the scones last time", dev65)
 _PAST_TIME = re.compile(r"\b(?:last\s+(?:time|night|week|month|year|weekend|christmas|winter|summer)|yesterday|years\s+ago)\b")
+#: a verb of the past, and words of now that make the line today's ("the heating was off again")
 _PAST_VERB = re.compile(r"\b(?:was|were|had|did|came|went|got|took|made|\w{3,}ed)\b")
 _NOW = re.compile(r"\b(?:now|again|still|today|tonight|currently|right\s+now)\b")
 #: a cook's verbs opening a step ("bake at one-eighty", "simmer for twenty", "rub the butter in")
 _COOKS = re.compile(r"^(?:(?:step\s+[a-z0-9-]+|first|then|next|after\s+that|and|right|so|ok|okay|now)\W+)*(?:bake|simmer|stir|whisk|fold|knead"
                     r"|rub|chop|season|drain|sprinkle|grill|roast|fry|saute|sear|marinate|beat|cream|poach|steam|cool\s+(?:on|in)\s+(?:a|the)\s+(?:rack|tin|fridge)"
                     r"|chill|rest|prove|glaze|baste|grate|slice|dice|peel|melt|pour|leave\s+(?:it|the\s+\w+)\s+to)\b")
-#: a line about money that tells: it opens on its subject ("That smart bulb in the bedroom cost more
-#: ...", "Forty quid a week on gas"), not on a verb ("Calculate the compound interest on $5000",
-#: BFCL simple_python_131); and no one wants anything ("I like to send $100 to Mary", live_multiple_892)
-_TELLS_A_PRICE = re.compile(r"^(?:the|my|our|that|this|these|those|his|her|their|a|an|[a-z]+'s|i|we|he|she|they|it|it's|that's"
+#: a line that tells opens on its subject ("That smart bulb in the bedroom cost more ...", "Forty quid
+#: a week on gas"), not on a verb ("Calculate the compound interest on $5000", BFCL simple_python_131)
+_OPENS_ON_A_SUBJECT = re.compile(r"^(?:the|my|our|that|this|these|those|his|her|their|a|an|[a-z]+'s|i|we|he|she|they|it|it's|that's"
                             r"|there's|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty"
                             r"|seventy|eighty|ninety|hundred)\b|^(?:[a-z']+\s+){1,5}?(?:is|are|was|were|cost|costs)\b")
+#: a want anywhere in the line ("I like to send $100 to Mary", BFCL live_multiple_892; "I'll be in San
+#: Ramon and want to go to a salon", live_multiple_773): it asks
 _WANTS = re.compile(r"\b(?:like|love|want|wants|need|needs)\s+to\b|\b(?:i'd|we'd)\s+like\b")
 
 
@@ -110,7 +115,7 @@ def states_a_fact(request: str) -> str | None:
         return "a house rule"
     own_orders = orders_of_own(request, [p for p in pieces if not (_ANOTHER_PLACE.search(p) or _THEIRS.search(p))])
     if _WEATHER.search(low) and _ANOTHER_DAY.search(low) and _WILL_BE.search(low) and not own_orders \
-            and _TELLS_A_PRICE.match(pieces[0]):
+            and _OPENS_ON_A_SUBJECT.match(pieces[0]):
         return "another day's weather"
     if _ANOTHERS_LIST.search(low) and not own_orders:
         return "another's list"
@@ -124,9 +129,9 @@ def states_a_fact(request: str) -> str | None:
         return "another place"
     if len(low.split()) > _SAID_AT_ONCE:
         return None  # a document, not a remark (BFCL live_simple_164: a page about a company)
-    if (_HARDWARE.search(low) or _MEASURE.search(low)) and _TELLS_A_PRICE.match(pieces[0]) and not own_orders and not complains(low):
+    if (_HARDWARE.search(low) or _MEASURE.search(low)) and _OPENS_ON_A_SUBJECT.match(pieces[0]) and not own_orders and not complains(low):
         return "how it is made"
-    if _MONEY.search(low) and _TELLS_A_PRICE.match(pieces[0]) and not _WANTS.search(low) \
+    if _MONEY.search(low) and _OPENS_ON_A_SUBJECT.match(pieces[0]) and not _WANTS.search(low) \
             and not any(an_order(p) for p in pieces):
         return "a price"
     if _PAST_TIME.search(low) and _PAST_VERB.search(low) and not _NOW.search(low) and not own_orders:
