@@ -11,14 +11,14 @@ the lights in there at all." switched the office light off.
 Each is marked by its words (a money word, "no ... after ten", "that's the rule", a cook's verb
 opening the line, "at work", "in my car", "our old house", "his/her/their heating", "barely need",
 "last time"), and holds only if no piece of the speaker's own orders, asks or wants something
-(``passed_on.turns_to_me``, ``passed_on.orders_of_own``).
+(``passed_on.told_pieces``, ``passed_on.orders_of_own``).
 """
 
 from __future__ import annotations
 
 import re
 
-from edgevox.agents.slm.passed_on import QUOTED, orders_of_own, spoken_pieces, turns_to_me
+from edgevox.agents.slm.passed_on import orders_of_own, told_pieces
 from edgevox.agents.slm.statements import an_order, complains, lowered
 
 #: money ("forty quid", "a tenner", "six pound each", "costs", "the bill")
@@ -103,12 +103,9 @@ def states_a_fact(request: str) -> str | None:
     "someone else's" (their device, their way), "no need", "enough already", "another place" (a
     device at work, in the car, in an old home), "how it is made" (a bulb's watts, a circuit, a
     room's size), "a price", "the past" (with its time)."""
+    if (pieces := told_pieces(request)) is None:
+        return None
     low = lowered(request)
-    if "?" in low:
-        return None
-    pieces = spoken_pieces(QUOTED.sub(" ", low))
-    if not pieces or turns_to_me(pieces):
-        return None
     if _COOKS.match(" ".join(pieces)) and all(_COOKS.match(p) or not an_order(p) for p in pieces):
         return "a recipe"  # (not "Boil the kettle and put some Nina Simone on.", dev52)
     if _HOUSE_RULE.search(low):

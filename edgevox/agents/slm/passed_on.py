@@ -23,6 +23,7 @@ is data, as a tool's result is.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from edgevox.agents.slm.statements import (
     ASKS_A_QUESTION,
@@ -75,13 +76,13 @@ _READ_ON = re.compile(r"^(?:then|and\s+then|after\s+that|next)\b")
 _BREAK = re.compile(r"\s[-\u2014\u2013]+\s|\u2014|--|\.\.\.|\u2026|,\s*(?=(?:so|right|go\s+on|anyway)\b)")
 
 
+def _numbered_pieces(low: str) -> list[tuple[int, str]]:
+    """The line's pieces, each with how many breaks (a dash, "...", a turn) come before it."""
+    return [(n, p) for n, part in enumerate(_BREAK.split(low)) for p in cut_pieces(part) if p]
+
+
 def spoken_pieces(low: str) -> list[str]:
-    return [p for part in _BREAK.split(low) for p in cut_pieces(part) if p]
-
-
-def _breaks_before(low: str) -> list[int]:
-    """For each of ``spoken_pieces(low)``, how many breaks (a dash, "...") come before it."""
-    return [n for n, part in enumerate(_BREAK.split(low)) for p in cut_pieces(part) if p]
+    return [p for _, p in _numbered_pieces(low)]
 
 
 def turns_to_me(pieces: list[str]) -> bool:
@@ -107,6 +108,17 @@ def orders_of_own(request: str, pieces: list[str]) -> bool:
                                     and not (a_name(request, p.split()[0]) and NAME_TELLS.match(p))) for p in pieces)
 
 
+@lru_cache(maxsize=512)  # read by ``passed_on`` and ``facts`` for each line ``asks_nothing`` is asked of
+def told_pieces(request: str) -> tuple[str, ...] | None:
+    """The pieces of a line, its quoted words left out, when it asks the assistant nothing: no
+    question mark and no piece that turns to it (``turns_to_me``); else None."""
+    low = lowered(request)
+    if "?" in low:
+        return None
+    pieces = spoken_pieces(QUOTED.sub(" ", low))
+    return None if not pieces or turns_to_me(pieces) else tuple(pieces)
+
+
 def passed_on(request: str) -> str | None:
     """Why the line only carries words from elsewhere (see the module), or None: "passed on" (a view
     or a report: someone says, according to, apparently) or "read out" (a source, a message). A piece
@@ -119,18 +131,18 @@ def passed_on(request: str) -> str | None:
     if _MESSAGE.match(low):  # (unquoted, the message runs to the end of the line)
         after = low[low.index(":") + 1:]
         return None if QUOTED.search(after) and turns_to_me(spoken_pieces(QUOTED.sub(" ", after))) else "read out"
-    pieces = spoken_pieces(QUOTED.sub(" ", low))
-    if not pieces or turns_to_me(pieces):
+    if (pieces := told_pieces(request)) is None:
         return None
     reports = [n for n, p in enumerate(pieces) if _REPORTED.match(p) or _SOURCE.search(p) or _REPORTED_ANYWHERE.search(p)]
-    if reports:
-        # a source is read on after it ("it says, um, simmer for twenty minutes, then ..."), up to a turn
-        # to the assistant (``turns_to_me``); what a person says is in their own piece
-        read = any(_SOURCE.search(pieces[n]) for n in reports)
-        breaks = _breaks_before(QUOTED.sub(" ", low))  # (a reading ends at a break: "box says fifteen -- cancel that one")
-        own = [p for n, p in enumerate(pieces) if n not in reports
-               and not (n > reports[0] and ((read and breaks[n] == breaks[reports[0]]) or _READ_ON.match(p)))]
-        if orders_of_own(request, own):
-            return None  # ("..., the packet says 11 minutes, so I'd be grateful for a nudge ...", dev28)
-        return "read out" if any(_SOURCE.search(pieces[n]) for n in reports) else "passed on"
-    return None
+    if not reports:
+        return None
+    # a source is read on after it ("it says, um, simmer for twenty minutes, then ..."), up to a turn
+    # to the assistant (``turns_to_me``) or a break ("box says fifteen -- cancel that one"); what a
+    # person says is in their own piece
+    read = any(_SOURCE.search(pieces[n]) for n in reports)
+    breaks = [n for n, _ in _numbered_pieces(QUOTED.sub(" ", low))]
+    own = [p for n, p in enumerate(pieces) if n not in reports
+           and not (n > reports[0] and ((read and breaks[n] == breaks[reports[0]]) or _READ_ON.match(p)))]
+    if orders_of_own(request, own):
+        return None  # ("..., the packet says 11 minutes, so I'd be grateful for a nudge ...", dev28)
+    return "read out" if read else "passed on"
